@@ -1,0 +1,1 @@
+"""The ``casino`` command line: operators' and auditors' entry points."""
