@@ -35,8 +35,9 @@ class Paytable(Generic[Outcome]):
 
 
 def _main(number: int, twenty_five: int, thirty_five: int, forty: int) -> Paytable[int]:
-    pays = dict(zip(POINT_TOTALS, (None, 2, 3, 8, 12, twenty_five, 50, thirty_five, forty),
-                    strict=True))
+    pays = dict(
+        zip(POINT_TOTALS, (None, 2, 3, 8, 12, twenty_five, 50, thirty_five, forty), strict=True)
+    )
     return Paytable(BetKind.MAIN, number, MappingProxyType(pays))
 
 
@@ -52,19 +53,23 @@ def _doubles(number: int, maiden: int, double_doubles: int, three: int) -> Payta
     return Paytable(BetKind.DOUBLES, number, MappingProxyType(pays))
 
 
-MAIN_PAYTABLES: MappingProxyType[int, Paytable[int]] = MappingProxyType({
-    1: _main(1, 25, 200, 500),
-    2: _main(2, 20, 200, 500),
-    3: _main(3, 25, 100, 250),
-    4: _main(4, 25, 100, 299),
-    5: _main(5, 25, 200, 1000),
-})
-DOUBLES_PAYTABLES: MappingProxyType[int, Paytable[DoublesEvent]] = MappingProxyType({
-    1: _doubles(1, 300, 100, 4),
-    2: _doubles(2, 299, 100, 4),
-    3: _doubles(3, 250, 75, 4),
-    4: _doubles(4, 300, 100, 5),
-})
+MAIN_PAYTABLES: MappingProxyType[int, Paytable[int]] = MappingProxyType(
+    {
+        1: _main(1, 25, 200, 500),
+        2: _main(2, 20, 200, 500),
+        3: _main(3, 25, 100, 250),
+        4: _main(4, 25, 100, 299),
+        5: _main(5, 25, 200, 1000),
+    }
+)
+DOUBLES_PAYTABLES: MappingProxyType[int, Paytable[DoublesEvent]] = MappingProxyType(
+    {
+        1: _doubles(1, 300, 100, 4),
+        2: _doubles(2, 299, 100, 4),
+        3: _doubles(3, 250, 75, 4),
+        4: _doubles(4, 300, 100, 5),
+    }
+)
 
 
 def main_paytable(number: int) -> Paytable[int]:

@@ -66,7 +66,9 @@ def hand_total(hand_faces: Sequence[int], connector_face: int) -> int:
     """Point total of three hand faces against a Connector face (face indices)."""
     row = TILE_SCORES[connector_face]
     return (
-        row[hand_faces[0]] + row[hand_faces[1]] + row[hand_faces[2]]
+        row[hand_faces[0]]
+        + row[hand_faces[1]]
+        + row[hand_faces[2]]
         + CONNECTOR_BONUS[connector_face]
     )
 

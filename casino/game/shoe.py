@@ -81,11 +81,13 @@ def uniform_below(n: int, next_word: Callable[[], int], word_bits: int = WORD_BI
             return word % n
 
 
-def shuffle_with(next_word: Callable[[], int], size: int = SHOE_SIZE) -> list[int]:
+def shuffle_with(
+    next_word: Callable[[], int], size: int = SHOE_SIZE, word_bits: int = WORD_BITS
+) -> list[int]:
     """Fisher-Yates from the top down: ``order[i]`` swaps with a uniform ``j <= i``."""
     order = list(range(size))
     for i in range(size - 1, 0, -1):
-        j = uniform_below(i + 1, next_word)
+        j = uniform_below(i + 1, next_word, word_bits)
         order[i], order[j] = order[j], order[i]
     return order
 
