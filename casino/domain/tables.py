@@ -1,0 +1,104 @@
+"""Tables: their configuration, and which shoe and round are current."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from casino.domain import validation
+from casino.domain.errors import InvalidCommand, NotFound, RuleViolation
+from casino.domain.events import DomainEvent, RoundStarted, ShoeStarted, TableOpened
+from casino.game.deal import MAX_SEATS, shoe_can_serve, tiles_for_round
+from casino.game.paytables import DOUBLES_PAYTABLES, MAIN_PAYTABLES
+from casino.game.tiles import SHOE_SIZE
+
+
+@dataclass(frozen=True)
+class OpenTable:
+    table_id: str
+    name: str
+    currency: str
+    seats: int
+    main_paytable: int
+    doubles_paytable: int
+    main_min: int
+    main_max: int
+    doubles_min: int
+    doubles_max: int
+    cut_card: int | None = None
+
+
+@dataclass(frozen=True)
+class TableState:
+    config: TableOpened
+    shoes_started: int = 0
+    live_shoe_id: str | None = None
+    rounds_started: int = 0
+    current_round_id: str | None = None
+
+
+def _choice(value: int, field: str, allowed: Iterable[int]) -> int:
+    options = sorted(allowed)
+    if isinstance(value, bool) or not isinstance(value, int) or value not in options:
+        raise InvalidCommand(
+            "invalid_choice", f"{field} must be one of {options[0]}-{options[-1]}", field
+        )
+    return value
+
+
+def _limits(kind: str, minimum: int, maximum: int) -> None:
+    validation.amount(minimum, f"{kind}_min")
+    validation.amount(maximum, f"{kind}_max")
+    if maximum < minimum:
+        raise InvalidCommand(
+            "limits_inverted", f"{kind}_max must be at least {kind}_min", f"{kind}_max"
+        )
+
+
+def decide_open_table(command: OpenTable, existing: TableState | None) -> list[DomainEvent]:
+    validation.identifier(command.table_id, "table_id")
+    validation.text(command.name, "name", max_length=100)
+    validation.currency(command.currency)
+    _choice(command.seats, "seats", range(1, MAX_SEATS + 1))
+    _choice(command.main_paytable, "main_paytable", MAIN_PAYTABLES)
+    _choice(command.doubles_paytable, "doubles_paytable", DOUBLES_PAYTABLES)
+    _limits("main", command.main_min, command.main_max)
+    _limits("doubles", command.doubles_min, command.doubles_max)
+    if command.cut_card is not None:
+        validation.amount(
+            command.cut_card, "cut_card", minimum=tiles_for_round(command.seats), maximum=SHOE_SIZE
+        )
+    if existing is not None:
+        raise RuleViolation("table_exists", f"table {command.table_id} already exists", "table_id")
+    return [TableOpened(**command.__dict__)]
+
+
+def evolve_table(state: TableState | None, event: DomainEvent) -> TableState | None:
+    if isinstance(event, TableOpened):
+        return TableState(config=event)
+    if state is None:
+        return None
+    if isinstance(event, ShoeStarted):
+        return replace(state, shoes_started=state.shoes_started + 1, live_shoe_id=event.shoe_id)
+    if isinstance(event, RoundStarted):
+        return replace(
+            state, rounds_started=state.rounds_started + 1, current_round_id=event.round_id
+        )
+    return state
+
+
+def fold_table(events: Iterable[DomainEvent]) -> TableState | None:
+    state: TableState | None = None
+    for event in events:
+        state = evolve_table(state, event)
+    return state
+
+
+def require_table(state: TableState | None, table_id: str) -> TableState:
+    if state is None:
+        raise NotFound("table_not_found", f"no table {table_id}", "table_id")
+    return state
+
+
+def live_shoe_can_serve(config: TableOpened, tiles_dealt: int) -> bool:
+    return shoe_can_serve(tiles_dealt, config.seats, config.cut_card)

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import pytest
+
+from casino.domain.errors import InvalidCommand, RuleViolation
+from casino.domain.events import RoundStarted, ShoeStarted
+from casino.domain.tables import decide_open_table, fold_table
+from tests.unit.domain.builders import table_command
+
+
+def test_a_valid_table_opens_with_its_configuration() -> None:
+    events = decide_open_table(table_command(cut_card=40), None)
+    state = fold_table(events)
+    assert state is not None
+    assert state.config.seats == 7
+    assert state.config.cut_card == 40
+    assert state.live_shoe_id is None
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "code"),
+    [
+        ({"table_id": "bad id"}, "table_id", "invalid_identifier"),
+        ({"name": "  "}, "name", "invalid_text"),
+        ({"currency": "eur"}, "currency", "invalid_currency"),
+        ({"seats": 0}, "seats", "invalid_choice"),
+        ({"seats": 8}, "seats", "invalid_choice"),
+        ({"main_paytable": 6}, "main_paytable", "invalid_choice"),
+        ({"doubles_paytable": 5}, "doubles_paytable", "invalid_choice"),
+        ({"main_min": 0}, "main_min", "amount_too_small"),
+        ({"main_min": 500, "main_max": 100}, "main_max", "limits_inverted"),
+        ({"doubles_max": 10**13}, "doubles_max", "amount_too_large"),
+        ({"cut_card": 57}, "cut_card", "amount_too_large"),
+        ({"seats": 7, "cut_card": 20}, "cut_card", "amount_too_small"),
+    ],
+)
+def test_bad_configurations_name_the_field(
+    overrides: dict[str, object], field: str, code: str
+) -> None:
+    with pytest.raises(InvalidCommand) as caught:
+        decide_open_table(table_command(**overrides), None)
+    assert (caught.value.field, caught.value.code) == (field, code)
+
+
+def test_a_table_id_is_taken_once() -> None:
+    existing = fold_table(decide_open_table(table_command(), None))
+    with pytest.raises(RuleViolation, match="already exists"):
+        decide_open_table(table_command(), existing)
+
+
+def test_table_state_tracks_its_shoes_and_rounds() -> None:
+    events = [
+        *decide_open_table(table_command(), None),
+        ShoeStarted(shoe_id="S1", nonce=0),
+        RoundStarted(round_id="R1", round_number=1, shoe_id="S1"),
+        ShoeStarted(shoe_id="S2", nonce=1),
+        RoundStarted(round_id="R2", round_number=2, shoe_id="S2"),
+    ]
+    state = fold_table(events)
+    assert state is not None
+    assert (state.shoes_started, state.live_shoe_id) == (2, "S2")
+    assert (state.rounds_started, state.current_round_id) == (2, "R2")
