@@ -41,6 +41,7 @@ class TableOpened(DomainEvent):
 @dataclass(frozen=True)
 class ShoeStarted(DomainEvent):
     TYPE: ClassVar[str] = "ShoeStarted"
+    table_id: str
     shoe_id: str
     nonce: int
 
@@ -48,6 +49,7 @@ class ShoeStarted(DomainEvent):
 @dataclass(frozen=True)
 class RoundStarted(DomainEvent):
     TYPE: ClassVar[str] = "RoundStarted"
+    table_id: str
     round_id: str
     round_number: int
     shoe_id: str
@@ -72,6 +74,7 @@ class ShoeOpened(DomainEvent):
 @dataclass(frozen=True)
 class TilesDealt(DomainEvent):
     TYPE: ClassVar[str] = "TilesDealt"
+    shoe_id: str
     round_id: str
     first_position: int
     tiles: list[int]
@@ -82,6 +85,7 @@ class ShoeClosed(DomainEvent):
     """The shoe is done: its server seed is revealed so anyone can re-derive it."""
 
     TYPE: ClassVar[str] = "ShoeClosed"
+    shoe_id: str
     server_seed: str
     tiles_dealt: int
 
@@ -110,6 +114,7 @@ class RoundOpened(DomainEvent):
 @dataclass(frozen=True)
 class WagerPlaced(DomainEvent):
     TYPE: ClassVar[str] = "WagerPlaced"
+    round_id: str
     seat: int
     player_id: str
     main: int
@@ -119,6 +124,7 @@ class WagerPlaced(DomainEvent):
 @dataclass(frozen=True)
 class BettingClosed(DomainEvent):
     TYPE: ClassVar[str] = "BettingClosed"
+    round_id: str
     wagers: int
 
 
@@ -127,6 +133,7 @@ class HandsDealt(DomainEvent):
     """Every playing seat's tiles: ``seats`` items are {seat, hand, connector, positions}."""
 
     TYPE: ClassVar[str] = "HandsDealt"
+    round_id: str
     shoe_id: str
     seats: list[JsonDict]
 
@@ -136,6 +143,7 @@ class RoundSettled(DomainEvent):
     """Every seat scored and paid; ``seats`` items carry the scores and payouts."""
 
     TYPE: ClassVar[str] = "RoundSettled"
+    round_id: str
     seats: list[JsonDict]
     handle: int
     payouts: int
@@ -146,6 +154,7 @@ class RoundVoided(DomainEvent):
     """Voided before the deal: every stake refunded."""
 
     TYPE: ClassVar[str] = "RoundVoided"
+    round_id: str
     actor: str
     reason: str
     refunded: int
@@ -157,6 +166,7 @@ class SettlementReversed(DomainEvent):
     stakes refunded, by reversing postings."""
 
     TYPE: ClassVar[str] = "SettlementReversed"
+    round_id: str
     actor: str
     reason: str
     refunded: int

@@ -184,7 +184,13 @@ def decide_wagers(
             )
         )  # fmt: skip
     placed: list[DomainEvent] = [
-        WagerPlaced(seat=w.seat, player_id=w.player_id, main=w.main, doubles=w.doubles)
+        WagerPlaced(
+            round_id=opened.round_id,
+            seat=w.seat,
+            player_id=w.player_id,
+            main=w.main,
+            doubles=w.doubles,
+        )
         for w in sorted(wagers, key=lambda w: w.seat)
     ]
     return placed, debits
@@ -266,12 +272,17 @@ def decide_deal(
         )
     return DealDecision(
         round_events=[
-            BettingClosed(wagers=len(seats)),
-            HandsDealt(shoe_id=shoe.opened.shoe_id, seats=dealt),
-            RoundSettled(seats=results, handle=handle, payouts=payouts_total),
+            BettingClosed(round_id=opened.round_id, wagers=len(seats)),
+            HandsDealt(round_id=opened.round_id, shoe_id=shoe.opened.shoe_id, seats=dealt),
+            RoundSettled(
+                round_id=opened.round_id, seats=results, handle=handle, payouts=payouts_total
+            ),
         ],
         tiles_dealt=TilesDealt(
-            round_id=opened.round_id, first_position=first, tiles=list(order[first : first + count])
+            shoe_id=shoe.opened.shoe_id,
+            round_id=opened.round_id,
+            first_position=first,
+            tiles=list(order[first : first + count]),
         ),
         payouts=payouts,
     )
@@ -292,7 +303,8 @@ def decide_void(
         for p, (seats, total) in stakes_by_player(state.wagers.values()).items()
     ]
     refunded = sum(r.amount for r in refunds)
-    return [RoundVoided(actor=actor, reason=reason, refunded=refunded)], refunds
+    voided = RoundVoided(round_id=opened.round_id, actor=actor, reason=reason, refunded=refunded)
+    return [voided], refunds
 
 
 def decide_reversal(
@@ -322,5 +334,7 @@ def decide_reversal(
     ]
     refunded = sum(s for s, _ in by_player.values())
     reclaimed = sum(r for _, r in by_player.values())
-    event = SettlementReversed(actor=actor, reason=reason, refunded=refunded, reclaimed=reclaimed)
+    event = SettlementReversed(
+        round_id=opened.round_id, actor=actor, reason=reason, refunded=refunded, reclaimed=reclaimed
+    )
     return [event], corrections

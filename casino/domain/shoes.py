@@ -46,7 +46,9 @@ def close_shoe(state: ShoeState, server_seed: bytes) -> ShoeClosed:
         raise ValueError(
             f"the seed kept for shoe {state.opened.shoe_id} does not match its commitment"
         )
-    return ShoeClosed(server_seed=server_seed.hex(), tiles_dealt=state.tiles_dealt)
+    return ShoeClosed(
+        shoe_id=state.opened.shoe_id, server_seed=server_seed.hex(), tiles_dealt=state.tiles_dealt
+    )
 
 
 def evolve_shoe(state: ShoeState | None, event: DomainEvent) -> ShoeState | None:

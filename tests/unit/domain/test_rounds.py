@@ -59,7 +59,7 @@ def test_wagers_outside_the_rules_are_refused_naming_the_field(
 
 
 def test_a_seat_takes_one_wager_per_round() -> None:
-    state = betting_round(WagerPlaced(seat=2, player_id="P1", main=500, doubles=0))
+    state = betting_round(WagerPlaced(round_id="R1", seat=2, player_id="P1", main=500, doubles=0))
     with pytest.raises(RuleViolation) as caught:
         decide_wagers(state, [SeatWager(2, "P2", 500)], funded("P2"))
     assert caught.value.code == "seat_taken"
@@ -79,8 +79,8 @@ def test_a_wager_beyond_the_balance_is_refused() -> None:
 
 def test_the_deal_follows_the_spec_order_and_settles_by_the_game_core() -> None:
     wagers = [
-        WagerPlaced(seat=5, player_id="P2", main=1_000, doubles=200),
-        WagerPlaced(seat=2, player_id="P1", main=500, doubles=0),
+        WagerPlaced(round_id="R1", seat=5, player_id="P2", main=1_000, doubles=200),
+        WagerPlaced(round_id="R1", seat=2, player_id="P1", main=500, doubles=0),
     ]
     state = betting_round(*wagers)
     decision = decide_deal(state, shoe(), ORDER, funded("P1", "P2"))
@@ -107,7 +107,7 @@ def test_the_deal_follows_the_spec_order_and_settles_by_the_game_core() -> None:
 def test_a_round_is_dealt_once_and_only_with_wagers() -> None:
     with pytest.raises(RuleViolation, match="only once it has a wager"):
         decide_deal(betting_round(), shoe(), ORDER, {})
-    state = betting_round(WagerPlaced(seat=1, player_id="P1", main=500, doubles=0))
+    state = betting_round(WagerPlaced(round_id="R1", seat=1, player_id="P1", main=500, doubles=0))
     decision = decide_deal(state, shoe(), ORDER, funded("P1"))
     for event in decision.round_events:
         state = evolve_round(state, event)  # type: ignore[assignment]
@@ -123,9 +123,9 @@ def test_a_round_is_dealt_once_and_only_with_wagers() -> None:
 
 def test_void_before_the_deal_refunds_every_stake() -> None:
     state = betting_round(
-        WagerPlaced(seat=1, player_id="P1", main=500, doubles=100),
-        WagerPlaced(seat=2, player_id="P1", main=300, doubles=0),
-        WagerPlaced(seat=4, player_id="P2", main=200, doubles=0),
+        WagerPlaced(round_id="R1", seat=1, player_id="P1", main=500, doubles=100),
+        WagerPlaced(round_id="R1", seat=2, player_id="P1", main=300, doubles=0),
+        WagerPlaced(round_id="R1", seat=4, player_id="P2", main=200, doubles=0),
     )
     events, refunds = decide_void(state, "table:T1", "table fault", funded("P1", "P2", balance=0))
     assert {r.player_id: r.amount for r in refunds} == {"P1": 900, "P2": 200}
@@ -135,7 +135,7 @@ def test_void_before_the_deal_refunds_every_stake() -> None:
 
 
 def test_reversing_a_settlement_returns_stakes_and_reclaims_payouts() -> None:
-    state = betting_round(WagerPlaced(seat=1, player_id="P1", main=500, doubles=100))
+    state = betting_round(WagerPlaced(round_id="R1", seat=1, player_id="P1", main=500, doubles=100))
     decision = decide_deal(state, shoe(), ORDER, funded("P1", balance=0))
     for event in decision.round_events:
         state = evolve_round(state, event)  # type: ignore[assignment]
@@ -151,7 +151,9 @@ def test_reversing_a_settlement_returns_stakes_and_reclaims_payouts() -> None:
 
 
 def test_a_reversal_that_would_overdraw_a_player_is_refused() -> None:
-    state = betting_round(WagerPlaced(seat=1, player_id="P1", main=100_000, doubles=10_000))
+    state = betting_round(
+        WagerPlaced(round_id="R1", seat=1, player_id="P1", main=100_000, doubles=10_000)
+    )
     order = next(o for o in (shuffle(SEED, "t", n) for n in range(1000)) if wins_ten(o))
     decision = decide_deal(state, shoe(), order, funded("P1", balance=0))
     for event in decision.round_events:

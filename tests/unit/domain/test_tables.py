@@ -51,10 +51,10 @@ def test_a_table_id_is_taken_once() -> None:
 def test_table_state_tracks_its_shoes_and_rounds() -> None:
     events = [
         *decide_open_table(table_command(), None),
-        ShoeStarted(shoe_id="S1", nonce=0),
-        RoundStarted(round_id="R1", round_number=1, shoe_id="S1"),
-        ShoeStarted(shoe_id="S2", nonce=1),
-        RoundStarted(round_id="R2", round_number=2, shoe_id="S2"),
+        ShoeStarted(table_id="T1", shoe_id="S1", nonce=0),
+        RoundStarted(table_id="T1", round_id="R1", round_number=1, shoe_id="S1"),
+        ShoeStarted(table_id="T1", shoe_id="S2", nonce=1),
+        RoundStarted(table_id="T1", round_id="R2", round_number=2, shoe_id="S2"),
     ]
     state = fold_table(events)
     assert state is not None

@@ -1,0 +1,83 @@
+"""Row changes: the small vocabulary projections speak.
+
+``Upsert`` inserts a row, or, when its key exists, merges it: ``keep`` columns keep
+their stored value and ``add`` columns are added to it. ``Update`` sets and adds to
+columns of a row that must exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Row = dict[str, Any]
+
+# The key columns of every read-model table, in order.
+TABLE_KEYS: Mapping[str, tuple[str, ...]] = {
+    "rm_tables": ("table_id",),
+    "rm_shoes": ("shoe_id",),
+    "rm_rounds": ("round_id",),
+    "rm_seats": ("round_id", "seat"),
+    "rm_round_players": ("round_id", "player_id"),
+    "rm_balances": ("player_id", "currency"),
+    "ledger_postings": ("position", "line"),
+}
+
+# Every column of every read-model table, in the order of its CREATE TABLE.
+TABLE_COLUMNS: Mapping[str, tuple[str, ...]] = {
+    "rm_tables": (
+        "table_id", "name", "currency", "seats", "main_paytable", "doubles_paytable",
+        "main_min", "main_max", "doubles_min", "doubles_max", "cut_card", "opened_at",
+        "shoes_started", "live_shoe_id", "rounds_started", "current_round_id", "version",
+    ),
+    "rm_shoes": (
+        "shoe_id", "table_id", "algorithm", "commitment", "client_seed", "nonce", "opened_at",
+        "tiles_dealt", "dealt", "closed_at", "server_seed", "version",
+    ),
+    "rm_rounds": (
+        "round_id", "table_id", "round_number", "shoe_id", "commitment", "currency", "seats",
+        "main_paytable", "doubles_paytable", "status", "opened_at", "closed_at", "wagers",
+        "handle", "payouts", "version",
+    ),
+    "rm_seats": (
+        "round_id", "seat", "player_id", "main_stake", "doubles_stake", "hand", "connector",
+        "positions", "tile_scores", "connector_bonus", "total", "doubles_event", "main_payout",
+        "doubles_payout",
+    ),
+    "rm_round_players": (
+        "round_id", "player_id", "staked", "paid", "balance_before", "balance_after",
+    ),
+    "rm_balances": ("player_id", "currency", "balance", "version"),
+    "ledger_postings": (
+        "position", "line", "event_type", "account", "currency", "amount", "round_id",
+        "recorded_at",
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Upsert:
+    table: str
+    row: Row
+    keep: tuple[str, ...] = ()
+    add: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    table: str
+    key: Row
+    values: Row = field(default_factory=dict)
+    add: Row = field(default_factory=dict)  # added to the stored value (or appended, for arrays)
+
+
+RowChange = Upsert | Update
+
+
+class ProjectionError(RuntimeError):
+    """A change met a read model in a state the log cannot have produced."""
+
+
+def key_of(table: str, row: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(row[column] for column in TABLE_KEYS[table])

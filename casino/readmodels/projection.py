@@ -1,0 +1,341 @@
+"""From one recorded event to the read-model row changes it makes (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+from casino.readmodels.changes import RowChange, Update, Upsert
+
+
+class Recorded(Protocol):
+    """What a projection needs of a recorded event."""
+
+    @property
+    def position(self) -> int: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+    @property
+    def recorded_at(self) -> datetime: ...
+
+
+Projector = Callable[[Recorded], list[RowChange]]
+_PROJECTORS: dict[str, Projector] = {}
+
+
+def projects(*event_types: str) -> Callable[[Projector], Projector]:
+    def register(function: Projector) -> Projector:
+        for event_type in event_types:
+            _PROJECTORS[event_type] = function
+        return function
+
+    return register
+
+
+def project(event: Recorded) -> list[RowChange]:
+    projector = _PROJECTORS.get(event.type)
+    return [] if projector is None else projector(event)
+
+
+# --- tables ---------------------------------------------------------------------------
+
+
+@projects("TableOpened")
+def _table_opened(event: Recorded) -> list[RowChange]:
+    d = event.data
+    row = {
+        k: d[k]
+        for k in (
+            "table_id",
+            "name",
+            "currency",
+            "seats",
+            "main_paytable",
+            "doubles_paytable",
+            "main_min",
+            "main_max",
+            "doubles_min",
+            "doubles_max",
+            "cut_card",
+        )
+    }
+    row |= {
+        "opened_at": event.recorded_at,
+        "shoes_started": 0,
+        "live_shoe_id": None,
+        "rounds_started": 0,
+        "current_round_id": None,
+        "version": event.version,
+    }
+    return [Upsert("rm_tables", row)]
+
+
+def _table_key(event: Recorded) -> dict[str, Any]:
+    return {"table_id": event.data["table_id"]}
+
+
+@projects("ShoeStarted")
+def _shoe_started(event: Recorded) -> list[RowChange]:
+    d = event.data
+    values = {
+        "live_shoe_id": d["shoe_id"],
+        "shoes_started": d["nonce"] + 1,
+        "version": event.version,
+    }
+    return [Update("rm_tables", _table_key(event), values)]
+
+
+@projects("RoundStarted")
+def _round_started(event: Recorded) -> list[RowChange]:
+    d = event.data
+    values = {
+        "current_round_id": d["round_id"],
+        "rounds_started": d["round_number"],
+        "version": event.version,
+    }
+    return [Update("rm_tables", _table_key(event), values)]
+
+
+# --- shoes ----------------------------------------------------------------------------
+
+
+@projects("ShoeOpened")
+def _shoe_opened(event: Recorded) -> list[RowChange]:
+    d = event.data
+    row = {
+        k: d[k] for k in ("shoe_id", "table_id", "algorithm", "commitment", "client_seed", "nonce")
+    }
+    row |= {
+        "opened_at": event.recorded_at,
+        "tiles_dealt": 0,
+        "dealt": [],
+        "closed_at": None,
+        "server_seed": None,
+        "version": event.version,
+    }
+    return [Upsert("rm_shoes", row)]
+
+
+@projects("TilesDealt")
+def _tiles_dealt(event: Recorded) -> list[RowChange]:
+    d = event.data
+    key = {"shoe_id": d["shoe_id"]}
+    add = {"tiles_dealt": len(d["tiles"]), "dealt": list(d["tiles"])}
+    return [Update("rm_shoes", key, {"version": event.version}, add)]
+
+
+@projects("ShoeClosed")
+def _shoe_closed(event: Recorded) -> list[RowChange]:
+    d = event.data
+    values = {
+        "closed_at": event.recorded_at,
+        "server_seed": d["server_seed"],
+        "version": event.version,
+    }
+    return [Update("rm_shoes", {"shoe_id": d["shoe_id"]}, values)]
+
+
+# --- rounds ---------------------------------------------------------------------------
+
+
+def _round_key(event: Recorded) -> dict[str, Any]:
+    return {"round_id": event.data["round_id"]}
+
+
+@projects("RoundOpened")
+def _round_opened(event: Recorded) -> list[RowChange]:
+    d = event.data
+    row = {
+        k: d[k]
+        for k in (
+            "round_id",
+            "table_id",
+            "round_number",
+            "shoe_id",
+            "commitment",
+            "currency",
+            "seats",
+            "main_paytable",
+            "doubles_paytable",
+        )
+    }
+    row |= {
+        "status": "betting",
+        "opened_at": event.recorded_at,
+        "closed_at": None,
+        "wagers": 0,
+        "handle": 0,
+        "payouts": 0,
+        "version": event.version,
+    }
+    return [Upsert("rm_rounds", row)]
+
+
+@projects("WagerPlaced")
+def _wager_placed(event: Recorded) -> list[RowChange]:
+    d = event.data
+    seat = {
+        "round_id": d["round_id"],
+        "seat": d["seat"],
+        "player_id": d["player_id"],
+        "main_stake": d["main"],
+        "doubles_stake": d["doubles"],
+        "hand": None,
+        "connector": None,
+        "positions": None,
+        "tile_scores": None,
+        "connector_bonus": None,
+        "total": None,
+        "doubles_event": None,
+        "main_payout": None,
+        "doubles_payout": None,
+    }
+    add = {"wagers": 1, "handle": d["main"] + d["doubles"]}
+    return [
+        Upsert("rm_seats", seat),
+        Update("rm_rounds", _round_key(event), {"version": event.version}, add),
+    ]
+
+
+@projects("BettingClosed")
+def _betting_closed(event: Recorded) -> list[RowChange]:
+    return [Update("rm_rounds", _round_key(event), {"version": event.version})]
+
+
+@projects("HandsDealt")
+def _hands_dealt(event: Recorded) -> list[RowChange]:
+    d = event.data
+    changes: list[RowChange] = [
+        Update(
+            "rm_seats",
+            {"round_id": d["round_id"], "seat": s["seat"]},
+            {"hand": s["hand"], "connector": s["connector"], "positions": s["positions"]},
+        )
+        for s in d["seats"]
+    ]
+    changes.append(Update("rm_rounds", _round_key(event), {"version": event.version}))
+    return changes
+
+
+_SETTLED_SEAT_COLUMNS = (
+    "tile_scores",
+    "connector_bonus",
+    "total",
+    "doubles_event",
+    "main_payout",
+    "doubles_payout",
+)
+
+
+@projects("RoundSettled")
+def _round_settled(event: Recorded) -> list[RowChange]:
+    d = event.data
+    changes: list[RowChange] = [
+        Update(
+            "rm_seats",
+            {"round_id": d["round_id"], "seat": s["seat"]},
+            {
+                k: s[k]
+                for k in (
+                    "tile_scores",
+                    "connector_bonus",
+                    "total",
+                    "doubles_event",
+                    "main_payout",
+                    "doubles_payout",
+                )
+            },
+        )
+        for s in d["seats"]
+    ]
+    values = {
+        "status": "settled",
+        "closed_at": event.recorded_at,
+        "payouts": d["payouts"],
+        "version": event.version,
+    }
+    changes.append(Update("rm_rounds", _round_key(event), values))
+    return changes
+
+
+@projects("RoundVoided")
+def _round_voided(event: Recorded) -> list[RowChange]:
+    values = {"status": "voided", "closed_at": event.recorded_at, "version": event.version}
+    return [Update("rm_rounds", _round_key(event), values)]
+
+
+@projects("SettlementReversed")
+def _settlement_reversed(event: Recorded) -> list[RowChange]:
+    values = {"status": "reversed", "version": event.version}
+    return [Update("rm_rounds", _round_key(event), values)]
+
+
+# --- player accounts and the ledger ---------------------------------------------------
+
+
+def _money_moved(event: Recorded) -> list[RowChange]:
+    d = event.data
+    changes: list[RowChange] = [
+        Upsert(
+            "rm_balances",
+            {
+                "player_id": d["player_id"],
+                "currency": d["currency"],
+                "balance": d["balance_after"],
+                "version": event.version,
+            },
+        )
+    ]
+    for line, posting in enumerate(d["postings"]):
+        changes.append(
+            Upsert(
+                "ledger_postings",
+                {
+                    "position": event.position,
+                    "line": line,
+                    "event_type": event.type,
+                    "account": posting["account"],
+                    "currency": d["currency"],
+                    "amount": posting["amount"],
+                    "round_id": d.get("round_id"),
+                    "recorded_at": event.recorded_at,
+                },
+            )
+        )
+    return changes
+
+
+projects("FundsDeposited", "FundsWithdrawn")(_money_moved)
+
+
+@projects("StakeDebited")
+def _stake_debited(event: Recorded) -> list[RowChange]:
+    d = event.data
+    player = Upsert(
+        "rm_round_players",
+        {
+            "round_id": d["round_id"],
+            "player_id": d["player_id"],
+            "staked": d["amount"],
+            "paid": 0,
+            "balance_before": d["balance_after"] + d["amount"],
+            "balance_after": d["balance_after"],
+        },
+        keep=("balance_before",),
+        add=("staked",),
+    )
+    return [*_money_moved(event), player]
+
+
+@projects("PayoutCredited", "StakeRefunded", "SettlementCorrected")
+def _round_money(event: Recorded) -> list[RowChange]:
+    d = event.data
+    key = {"round_id": d["round_id"], "player_id": d["player_id"]}
+    add = {"paid": d["amount"]} if event.type == "PayoutCredited" else {}
+    player = Update("rm_round_players", key, {"balance_after": d["balance_after"]}, add)
+    return [*_money_moved(event), player]
