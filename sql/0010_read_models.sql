@@ -72,7 +72,9 @@ CREATE TABLE rm_seats (
     connector_bonus integer,
     total           integer,
     doubles_event   text,
+    main_odds       integer,
     main_payout     bigint,
+    doubles_odds    integer,
     doubles_payout  bigint,
     PRIMARY KEY (round_id, seat)
 );
@@ -98,7 +100,8 @@ CREATE TABLE rm_balances (
 
 -- The double-entry ledger: one row per posting; each event's postings sum to zero.
 CREATE TABLE ledger_postings (
-    position    bigint      NOT NULL,
+    stream_id   text        NOT NULL,
+    version     integer     NOT NULL,
     line        integer     NOT NULL,
     event_type  text        NOT NULL,
     account     text        NOT NULL,
@@ -106,7 +109,7 @@ CREATE TABLE ledger_postings (
     amount      bigint      NOT NULL CHECK (amount <> 0),
     round_id    text,
     recorded_at timestamptz NOT NULL,
-    PRIMARY KEY (position, line)
+    PRIMARY KEY (stream_id, version, line)
 );
 CREATE INDEX ledger_postings_account ON ledger_postings (account, currency);
 

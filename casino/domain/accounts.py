@@ -45,6 +45,18 @@ def fold_account(player_id: str, currency: str, events: Iterable[DomainEvent]) -
     return AccountState(player_id, currency, balance)
 
 
+MAX_BALANCE = 2**53 - 1  # every amount in the log stays an exact JSON number
+
+
+def _within_limit(account: AccountState, change: int, field: str) -> int:
+    balance = account.after(change)
+    if balance > MAX_BALANCE:
+        raise RuleViolation(
+            "balance_limit", f"a balance may not exceed {MAX_BALANCE} minor units", field
+        )
+    return balance
+
+
 def _insufficient(account: AccountState, needed: int, field: str) -> RuleViolation:
     return RuleViolation(
         "insufficient_funds",
@@ -61,7 +73,7 @@ def deposit(account: AccountState, amount: int, reference: str) -> FundsDeposite
         player_id=account.player_id,
         currency=account.currency,
         amount=amount,
-        balance_after=account.after(amount),
+        balance_after=_within_limit(account, amount, "amount"),
         postings=postings_data(transfer(CAGE, player, amount)),
         reference=reference,
     )
@@ -108,7 +120,7 @@ def credit_payout(
         player_id=account.player_id,
         currency=account.currency,
         amount=amount,
-        balance_after=account.after(amount),
+        balance_after=_within_limit(account, amount, "round_id"),
         postings=postings_data(postings),
         round_id=round_id,
         seats=seats,

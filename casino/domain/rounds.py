@@ -198,9 +198,15 @@ def decide_wagers(
 
 @dataclass(frozen=True)
 class DealDecision:
-    round_events: list[DomainEvent]
+    closed: BettingClosed
+    dealt: HandsDealt
+    settled: RoundSettled
     tiles_dealt: TilesDealt
     payouts: list[MoneyMoved]
+
+    @property
+    def round_events(self) -> list[DomainEvent]:
+        return [self.closed, self.dealt, self.settled]
 
 
 def settle_seat(wager: WagerPlaced, dealt: JsonDict, opened: RoundOpened) -> JsonDict:
@@ -271,13 +277,11 @@ def decide_deal(
             )
         )
     return DealDecision(
-        round_events=[
-            BettingClosed(round_id=opened.round_id, wagers=len(seats)),
-            HandsDealt(round_id=opened.round_id, shoe_id=shoe.opened.shoe_id, seats=dealt),
-            RoundSettled(
-                round_id=opened.round_id, seats=results, handle=handle, payouts=payouts_total
-            ),
-        ],
+        closed=BettingClosed(round_id=opened.round_id, wagers=len(seats)),
+        dealt=HandsDealt(round_id=opened.round_id, shoe_id=shoe.opened.shoe_id, seats=dealt),
+        settled=RoundSettled(
+            round_id=opened.round_id, seats=results, handle=handle, payouts=payouts_total
+        ),
         tiles_dealt=TilesDealt(
             shoe_id=shoe.opened.shoe_id,
             round_id=opened.round_id,

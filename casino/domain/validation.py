@@ -6,7 +6,7 @@ import re
 
 from casino.domain.errors import InvalidCommand
 
-MAX_AMOUNT = 10**12  # minor units; keeps every payout (at most 1001x) well inside bigint
+MAX_AMOUNT = 10**12  # minor units: a payout (at most 1001x) stays below 2**53, exact in JSON
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 

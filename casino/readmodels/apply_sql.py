@@ -1,4 +1,4 @@
-"""Apply row changes to Postgres, inside the caller's transaction."""
+"""Row changes as SQL statements, run in the transaction that appends their events."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-import psycopg
 from psycopg import sql
 
-from casino.readmodels.changes import TABLE_KEYS, ProjectionError, RowChange, Update, Upsert
+from casino.readmodels.changes import TABLE_KEYS, RowChange, Upsert
 
 ARRAY_COLUMNS = frozenset({"dealt", "hand", "positions", "tile_scores"})
 
@@ -28,7 +27,7 @@ def _added(table: str, column: str, value: sql.Composable) -> sql.Composable:
 @cache
 def _upsert_statement(
     table: str, columns: tuple[str, ...], keep: tuple[str, ...], add: tuple[str, ...]
-) -> sql.Composed:
+) -> str:
     keys = TABLE_KEYS[table]
     assignments = []
     for column in columns:
@@ -42,44 +41,55 @@ def _upsert_statement(
         if assignments
         else sql.SQL("DO NOTHING")
     )
-    return sql.SQL(
-        "INSERT INTO {t} ({cols}) VALUES ({vals}) ON CONFLICT ({keys}) {conflict}"
-    ).format(
-        t=sql.Identifier(table),
-        cols=sql.SQL(", ").join(map(sql.Identifier, columns)),
-        vals=sql.SQL(", ").join(_placeholder(c) for c in columns),
-        keys=sql.SQL(", ").join(map(sql.Identifier, keys)),
-        conflict=conflict,
+    return (
+        sql.SQL("INSERT INTO {t} ({cols}) VALUES ({vals}) ON CONFLICT ({keys}) {conflict}")
+        .format(
+            t=sql.Identifier(table),
+            cols=sql.SQL(", ").join(map(sql.Identifier, columns)),
+            vals=sql.SQL(", ").join(_placeholder(c) for c in columns),
+            keys=sql.SQL(", ").join(map(sql.Identifier, keys)),
+            conflict=conflict,
+        )
+        .as_string(None)
     )
 
 
 @cache
 def _update_statement(
     table: str, key: tuple[str, ...], values: tuple[str, ...], add: tuple[str, ...]
-) -> sql.Composed:
+) -> str:
     assignments = [
         sql.SQL("{} = {}").format(sql.Identifier(c), _placeholder(c)) for c in values
     ] + [
         sql.SQL("{} = {}").format(sql.Identifier(c), _added(table, c, _placeholder(c))) for c in add
     ]
-    return sql.SQL("UPDATE {t} SET {sets} WHERE {where}").format(
-        t=sql.Identifier(table),
-        sets=sql.SQL(", ").join(assignments),
-        where=sql.SQL(" AND ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in key),
+    return (
+        sql.SQL("UPDATE {t} SET {sets} WHERE {where}")
+        .format(
+            t=sql.Identifier(table),
+            sets=sql.SQL(", ").join(assignments),
+            where=sql.SQL(" AND ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in key),
+        )
+        .as_string(None)
     )
 
 
-def apply_changes(cursor: psycopg.Cursor[Any], changes: Iterable[RowChange]) -> None:
+Statement = tuple[str, list[Any]]
+
+
+def statements(changes: Iterable[RowChange]) -> list[Statement]:
+    """The SQL (with parameters) that applies ``changes`` to the read-model tables."""
+    result: list[Statement] = []
     for change in changes:
         if isinstance(change, Upsert):
             columns = tuple(change.row)
             statement = _upsert_statement(change.table, columns, change.keep, change.add)
-            cursor.execute(statement, list(change.row.values()))
-        elif isinstance(change, Update):
+            result.append((statement, list(change.row.values())))
+        else:
             statement = _update_statement(
                 change.table, tuple(change.key), tuple(change.values), tuple(change.add)
             )
-            params = [*change.values.values(), *change.add.values(), *change.key.values()]
-            cursor.execute(statement, params)
-            if cursor.rowcount != 1:
-                raise ProjectionError(f"{change.table} has no row {change.key} to update")
+            result.append(
+                (statement, [*change.values.values(), *change.add.values(), *change.key.values()])
+            )
+    return result

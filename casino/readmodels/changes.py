@@ -21,7 +21,7 @@ TABLE_KEYS: Mapping[str, tuple[str, ...]] = {
     "rm_seats": ("round_id", "seat"),
     "rm_round_players": ("round_id", "player_id"),
     "rm_balances": ("player_id", "currency"),
-    "ledger_postings": ("position", "line"),
+    "ledger_postings": ("stream_id", "version", "line"),
 }
 
 # Every column of every read-model table, in the order of its CREATE TABLE.
@@ -42,16 +42,16 @@ TABLE_COLUMNS: Mapping[str, tuple[str, ...]] = {
     ),
     "rm_seats": (
         "round_id", "seat", "player_id", "main_stake", "doubles_stake", "hand", "connector",
-        "positions", "tile_scores", "connector_bonus", "total", "doubles_event", "main_payout",
-        "doubles_payout",
+        "positions", "tile_scores", "connector_bonus", "total", "doubles_event", "main_odds",
+        "main_payout", "doubles_odds", "doubles_payout",
     ),
     "rm_round_players": (
         "round_id", "player_id", "staked", "paid", "balance_before", "balance_after",
     ),
     "rm_balances": ("player_id", "currency", "balance", "version"),
     "ledger_postings": (
-        "position", "line", "event_type", "account", "currency", "amount", "round_id",
-        "recorded_at",
+        "stream_id", "version", "line", "event_type", "account", "currency", "amount",
+        "round_id", "recorded_at",
     ),
 }  # fmt: skip
 

@@ -3,28 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from casino.readmodels.changes import RowChange, Update, Upsert
 
 
-class Recorded(Protocol):
-    """What a projection needs of a recorded event."""
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """What a projection reads of an event: where it stands in its stream, what it says,
+    and when it was decided (the command's time, carried in the event's metadata).
 
-    @property
-    def position(self) -> int: ...
-    @property
-    def version(self) -> int: ...
-    @property
-    def type(self) -> str: ...
-    @property
-    def data(self) -> Mapping[str, Any]: ...
-    @property
-    def recorded_at(self) -> datetime: ...
+    Everything here is known before the event is written, so the read-model changes
+    travel to the database in the same round trip as the event itself.
+    """
+
+    stream_id: str
+    version: int
+    type: str
+    data: Mapping[str, Any]
+    at: datetime
 
 
-Projector = Callable[[Recorded], list[RowChange]]
+Projector = Callable[[Fact], list[RowChange]]
 _PROJECTORS: dict[str, Projector] = {}
 
 
@@ -37,7 +39,7 @@ def projects(*event_types: str) -> Callable[[Projector], Projector]:
     return register
 
 
-def project(event: Recorded) -> list[RowChange]:
+def project(event: Fact) -> list[RowChange]:
     projector = _PROJECTORS.get(event.type)
     return [] if projector is None else projector(event)
 
@@ -46,7 +48,7 @@ def project(event: Recorded) -> list[RowChange]:
 
 
 @projects("TableOpened")
-def _table_opened(event: Recorded) -> list[RowChange]:
+def _table_opened(event: Fact) -> list[RowChange]:
     d = event.data
     row = {
         k: d[k]
@@ -65,7 +67,7 @@ def _table_opened(event: Recorded) -> list[RowChange]:
         )
     }
     row |= {
-        "opened_at": event.recorded_at,
+        "opened_at": event.at,
         "shoes_started": 0,
         "live_shoe_id": None,
         "rounds_started": 0,
@@ -75,12 +77,12 @@ def _table_opened(event: Recorded) -> list[RowChange]:
     return [Upsert("rm_tables", row)]
 
 
-def _table_key(event: Recorded) -> dict[str, Any]:
+def _table_key(event: Fact) -> dict[str, Any]:
     return {"table_id": event.data["table_id"]}
 
 
 @projects("ShoeStarted")
-def _shoe_started(event: Recorded) -> list[RowChange]:
+def _shoe_started(event: Fact) -> list[RowChange]:
     d = event.data
     values = {
         "live_shoe_id": d["shoe_id"],
@@ -91,7 +93,7 @@ def _shoe_started(event: Recorded) -> list[RowChange]:
 
 
 @projects("RoundStarted")
-def _round_started(event: Recorded) -> list[RowChange]:
+def _round_started(event: Fact) -> list[RowChange]:
     d = event.data
     values = {
         "current_round_id": d["round_id"],
@@ -105,13 +107,13 @@ def _round_started(event: Recorded) -> list[RowChange]:
 
 
 @projects("ShoeOpened")
-def _shoe_opened(event: Recorded) -> list[RowChange]:
+def _shoe_opened(event: Fact) -> list[RowChange]:
     d = event.data
     row = {
         k: d[k] for k in ("shoe_id", "table_id", "algorithm", "commitment", "client_seed", "nonce")
     }
     row |= {
-        "opened_at": event.recorded_at,
+        "opened_at": event.at,
         "tiles_dealt": 0,
         "dealt": [],
         "closed_at": None,
@@ -122,7 +124,7 @@ def _shoe_opened(event: Recorded) -> list[RowChange]:
 
 
 @projects("TilesDealt")
-def _tiles_dealt(event: Recorded) -> list[RowChange]:
+def _tiles_dealt(event: Fact) -> list[RowChange]:
     d = event.data
     key = {"shoe_id": d["shoe_id"]}
     add = {"tiles_dealt": len(d["tiles"]), "dealt": list(d["tiles"])}
@@ -130,10 +132,10 @@ def _tiles_dealt(event: Recorded) -> list[RowChange]:
 
 
 @projects("ShoeClosed")
-def _shoe_closed(event: Recorded) -> list[RowChange]:
+def _shoe_closed(event: Fact) -> list[RowChange]:
     d = event.data
     values = {
-        "closed_at": event.recorded_at,
+        "closed_at": event.at,
         "server_seed": d["server_seed"],
         "version": event.version,
     }
@@ -143,12 +145,12 @@ def _shoe_closed(event: Recorded) -> list[RowChange]:
 # --- rounds ---------------------------------------------------------------------------
 
 
-def _round_key(event: Recorded) -> dict[str, Any]:
+def _round_key(event: Fact) -> dict[str, Any]:
     return {"round_id": event.data["round_id"]}
 
 
 @projects("RoundOpened")
-def _round_opened(event: Recorded) -> list[RowChange]:
+def _round_opened(event: Fact) -> list[RowChange]:
     d = event.data
     row = {
         k: d[k]
@@ -166,7 +168,7 @@ def _round_opened(event: Recorded) -> list[RowChange]:
     }
     row |= {
         "status": "betting",
-        "opened_at": event.recorded_at,
+        "opened_at": event.at,
         "closed_at": None,
         "wagers": 0,
         "handle": 0,
@@ -177,7 +179,7 @@ def _round_opened(event: Recorded) -> list[RowChange]:
 
 
 @projects("WagerPlaced")
-def _wager_placed(event: Recorded) -> list[RowChange]:
+def _wager_placed(event: Fact) -> list[RowChange]:
     d = event.data
     seat = {
         "round_id": d["round_id"],
@@ -192,7 +194,9 @@ def _wager_placed(event: Recorded) -> list[RowChange]:
         "connector_bonus": None,
         "total": None,
         "doubles_event": None,
+        "main_odds": None,
         "main_payout": None,
+        "doubles_odds": None,
         "doubles_payout": None,
     }
     add = {"wagers": 1, "handle": d["main"] + d["doubles"]}
@@ -203,12 +207,12 @@ def _wager_placed(event: Recorded) -> list[RowChange]:
 
 
 @projects("BettingClosed")
-def _betting_closed(event: Recorded) -> list[RowChange]:
+def _betting_closed(event: Fact) -> list[RowChange]:
     return [Update("rm_rounds", _round_key(event), {"version": event.version})]
 
 
 @projects("HandsDealt")
-def _hands_dealt(event: Recorded) -> list[RowChange]:
+def _hands_dealt(event: Fact) -> list[RowChange]:
     d = event.data
     changes: list[RowChange] = [
         Update(
@@ -227,35 +231,27 @@ _SETTLED_SEAT_COLUMNS = (
     "connector_bonus",
     "total",
     "doubles_event",
+    "main_odds",
     "main_payout",
+    "doubles_odds",
     "doubles_payout",
 )
 
 
 @projects("RoundSettled")
-def _round_settled(event: Recorded) -> list[RowChange]:
+def _round_settled(event: Fact) -> list[RowChange]:
     d = event.data
     changes: list[RowChange] = [
         Update(
             "rm_seats",
             {"round_id": d["round_id"], "seat": s["seat"]},
-            {
-                k: s[k]
-                for k in (
-                    "tile_scores",
-                    "connector_bonus",
-                    "total",
-                    "doubles_event",
-                    "main_payout",
-                    "doubles_payout",
-                )
-            },
+            {k: s[k] for k in _SETTLED_SEAT_COLUMNS},
         )
         for s in d["seats"]
     ]
     values = {
         "status": "settled",
-        "closed_at": event.recorded_at,
+        "closed_at": event.at,
         "payouts": d["payouts"],
         "version": event.version,
     }
@@ -264,13 +260,13 @@ def _round_settled(event: Recorded) -> list[RowChange]:
 
 
 @projects("RoundVoided")
-def _round_voided(event: Recorded) -> list[RowChange]:
-    values = {"status": "voided", "closed_at": event.recorded_at, "version": event.version}
+def _round_voided(event: Fact) -> list[RowChange]:
+    values = {"status": "voided", "closed_at": event.at, "version": event.version}
     return [Update("rm_rounds", _round_key(event), values)]
 
 
 @projects("SettlementReversed")
-def _settlement_reversed(event: Recorded) -> list[RowChange]:
+def _settlement_reversed(event: Fact) -> list[RowChange]:
     values = {"status": "reversed", "version": event.version}
     return [Update("rm_rounds", _round_key(event), values)]
 
@@ -278,7 +274,7 @@ def _settlement_reversed(event: Recorded) -> list[RowChange]:
 # --- player accounts and the ledger ---------------------------------------------------
 
 
-def _money_moved(event: Recorded) -> list[RowChange]:
+def _money_moved(event: Fact) -> list[RowChange]:
     d = event.data
     changes: list[RowChange] = [
         Upsert(
@@ -296,14 +292,15 @@ def _money_moved(event: Recorded) -> list[RowChange]:
             Upsert(
                 "ledger_postings",
                 {
-                    "position": event.position,
+                    "stream_id": event.stream_id,
+                    "version": event.version,
                     "line": line,
                     "event_type": event.type,
                     "account": posting["account"],
                     "currency": d["currency"],
                     "amount": posting["amount"],
                     "round_id": d.get("round_id"),
-                    "recorded_at": event.recorded_at,
+                    "recorded_at": event.at,
                 },
             )
         )
@@ -314,7 +311,7 @@ projects("FundsDeposited", "FundsWithdrawn")(_money_moved)
 
 
 @projects("StakeDebited")
-def _stake_debited(event: Recorded) -> list[RowChange]:
+def _stake_debited(event: Fact) -> list[RowChange]:
     d = event.data
     player = Upsert(
         "rm_round_players",
@@ -326,14 +323,14 @@ def _stake_debited(event: Recorded) -> list[RowChange]:
             "balance_before": d["balance_after"] + d["amount"],
             "balance_after": d["balance_after"],
         },
-        keep=("balance_before",),
+        keep=("balance_before", "paid"),
         add=("staked",),
     )
     return [*_money_moved(event), player]
 
 
 @projects("PayoutCredited", "StakeRefunded", "SettlementCorrected")
-def _round_money(event: Recorded) -> list[RowChange]:
+def _round_money(event: Fact) -> list[RowChange]:
     d = event.data
     key = {"round_id": d["round_id"], "player_id": d["player_id"]}
     add = {"paid": d["amount"]} if event.type == "PayoutCredited" else {}

@@ -1,0 +1,51 @@
+"""The application on the real Postgres of tests/integration/conftest.py."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+import pytest
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+from casino.app.actors import Actor, Role
+from casino.app.service import Casino
+from casino.domain.tables import OpenTable
+from casino.eventstore.postgres import PostgresEventStore
+
+ADMIN = Actor(Role.ADMIN, "test-admin")
+
+
+@pytest.fixture
+def casino(event_store: PostgresEventStore, pool: ConnectionPool[Connection[object]]) -> Casino:
+    return Casino(event_store, pool.connection)  # type: ignore[arg-type]
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def new_table(casino: Casino) -> Callable[..., str]:
+    def make(**overrides: object) -> str:
+        values: dict[str, object] = {
+            "table_id": unique("T"), "name": "Test table", "currency": "EUR", "seats": 7,
+            "main_paytable": 1, "doubles_paytable": 1, "main_min": 100, "main_max": 100_000,
+            "doubles_min": 100, "doubles_max": 10_000, "cut_card": None,
+        }  # fmt: skip
+        values.update(overrides)
+        casino.open_table(OpenTable(**values), ADMIN)  # type: ignore[arg-type]
+        return str(values["table_id"])
+
+    return make
+
+
+@pytest.fixture
+def funded_player(casino: Casino) -> Callable[..., str]:
+    def make(amount: int = 1_000_000, currency: str = "EUR") -> str:
+        player = unique("P")
+        casino.move_funds(player, currency, amount, "test", True, ADMIN)
+        return player
+
+    return make
