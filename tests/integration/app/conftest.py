@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from psycopg import Connection
@@ -11,6 +12,8 @@ from psycopg_pool import ConnectionPool
 
 from casino.app.actors import Actor, Role
 from casino.app.service import Casino
+from casino.db.connection import create_pool
+from casino.domain.rounds import SeatWager
 from casino.domain.tables import OpenTable
 from casino.eventstore.postgres import PostgresEventStore
 
@@ -49,3 +52,29 @@ def funded_player(casino: Casino) -> Callable[..., str]:
         return player
 
     return make
+
+
+@pytest.fixture
+def fresh_casino(
+    fresh_database_url: str,
+) -> Iterator[tuple[Casino, ConnectionPool[Connection[Any]]]]:
+    """A casino on a database of this test's own, for tests about the whole log."""
+    fresh_pool = create_pool(fresh_database_url, min_size=1, max_size=8, name="fresh")
+    yield Casino(PostgresEventStore(fresh_pool), fresh_pool.connection), fresh_pool
+    fresh_pool.close()
+
+
+def play_rounds(casino: Casino, table_id: str, players: list[str], rounds: int) -> list[str]:
+    """Play ``rounds`` full rounds at a table, every player on a seat of their own."""
+    key = Actor(Role.TABLE, "dealer", frozenset({table_id}))
+    played = []
+    for number in range(rounds):
+        round_id = casino.open_round(table_id, f"seed-{number}", key).body["round_id"]
+        wagers = [
+            SeatWager(seat, player, 100 * seat, 100 if seat % 2 else 0)
+            for seat, player in enumerate(players, start=1)
+        ]
+        casino.place_wagers(round_id, wagers, key)
+        casino.deal(round_id, key)
+        played.append(round_id)
+    return played

@@ -40,7 +40,8 @@ def test_a_full_round_settles_exactly_as_the_game_core_says(
     wagers = [SeatWager(6, bob, 1_000), SeatWager(2, alice, 2_000, 500)]
     placed = casino.place_wagers(round_id, wagers, key).body
     assert {b["player_id"]: b["balance"] for b in placed["balances"]} == {
-        alice: 97_500, bob: 49_000,
+        alice: 97_500,
+        bob: 49_000,
     }
     dealt = casino.deal(round_id, key).body
 
@@ -75,7 +76,11 @@ def test_a_full_round_settles_exactly_as_the_game_core_says(
         assert history["hands"] == dealt["hands"]
         assert history["shoe"]["server_seed"] == dealt["shoe"]["server_seed"]
         assert [e["type"] for e in history["events"]] == [
-            "RoundOpened", "WagerPlaced", "WagerPlaced", "BettingClosed", "HandsDealt",
+            "RoundOpened",
+            "WagerPlaced",
+            "WagerPlaced",
+            "BettingClosed",
+            "HandsDealt",
             "RoundSettled",
         ]
         for player, balance in balances.items():
@@ -177,5 +182,7 @@ def test_a_retry_with_the_same_idempotency_key_appends_nothing(
     with pool.connection() as conn:
         assert Queries(conn).player(player)["balances"][0]["balance"] == 501  # type: ignore[arg-type]
     with pytest.raises(RuleViolation) as caught:
-        casino.move_funds(player, "EUR", 700, "cash", True, ADMIN, Idempotency("deposit-1", "other"))
+        casino.move_funds(
+            player, "EUR", 700, "cash", True, ADMIN, Idempotency("deposit-1", "other")
+        )
     assert caught.value.code == "idempotency_key_reused"
