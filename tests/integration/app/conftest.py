@@ -22,7 +22,7 @@ ADMIN = Actor(Role.ADMIN, "test-admin")
 
 @pytest.fixture
 def casino(event_store: PostgresEventStore, pool: ConnectionPool[Connection[object]]) -> Casino:
-    return Casino(event_store, pool.connection)  # type: ignore[arg-type]
+    return Casino(event_store, pool.connection)
 
 
 def unique(prefix: str) -> str:

@@ -79,7 +79,7 @@ def test_concurrent_wagers_all_land_once_and_racing_deals_settle_once(
         assert types.count("WagerPlaced") == 7
         assert types.count("RoundSettled") == 1
         paid = sum(h["main"]["payout"] for h in winners[0].body["hands"])
-        balance = Queries(conn).player(shared)["balances"][0]["balance"]  # type: ignore[arg-type]
+        balance = Queries(conn).player(shared)["balances"][0]["balance"]
         assert balance == paid
         debits = conn.execute(
             "SELECT count(*), sum(amount) FROM events e, LATERAL (SELECT (data->>'amount')::bigint"
@@ -121,4 +121,4 @@ def test_concurrent_wagers_never_overdraw_a_balance(
         if isinstance(r, Exception)
     )
     with pool.connection() as conn:
-        assert Queries(conn).player(player)["balances"][0]["balance"] == 500  # type: ignore[arg-type]
+        assert Queries(conn).player(player)["balances"][0]["balance"] == 500

@@ -70,7 +70,7 @@ def test_a_full_round_settles_exactly_as_the_game_core_says(
     assert {b["player_id"]: b["balance"] for b in dealt["balances"]} == balances
 
     with pool.connection() as conn:
-        queries = Queries(conn)  # type: ignore[arg-type]
+        queries = Queries(conn)
         history = queries.round_history(round_id)
         assert history["status"] == "settled"
         assert history["hands"] == dealt["hands"]
@@ -106,8 +106,8 @@ def test_the_seed_stays_out_of_the_log_while_the_shoe_is_live(
         seed = conn.execute(
             "SELECT server_seed FROM shoe_secrets WHERE shoe_id = %s", (first["shoe"]["shoe_id"],)
         ).fetchone()
-        assert seed is not None
-        seed_hex = bytes(seed[0]).hex()  # type: ignore[arg-type]
+        assert seed is not None and isinstance(seed[0], bytes)
+        seed_hex = seed[0].hex()
         leaks = conn.execute(
             "SELECT count(*) FROM events WHERE data::text LIKE %s OR metadata::text LIKE %s",
             (f"%{seed_hex}%", f"%{seed_hex}%"),
@@ -163,7 +163,7 @@ def test_void_refunds_and_admin_reversal_restores_balances(
     reversal = casino.void_round(played, "misdeal found on camera", ADMIN).body
     assert reversal["status"] == "reversed"
     with pool.connection() as conn:
-        assert Queries(conn).player(player)["balances"][0]["balance"] == 10_000  # type: ignore[arg-type]
+        assert Queries(conn).player(player)["balances"][0]["balance"] == 10_000
         rows = conn.execute(
             "SELECT sum(amount) FROM ledger_postings WHERE round_id IN (%s, %s)", (voided, played)
         ).fetchone()
@@ -180,7 +180,7 @@ def test_a_retry_with_the_same_idempotency_key_appends_nothing(
     assert again.replayed and not first.replayed
     assert again.body == first.body
     with pool.connection() as conn:
-        assert Queries(conn).player(player)["balances"][0]["balance"] == 501  # type: ignore[arg-type]
+        assert Queries(conn).player(player)["balances"][0]["balance"] == 501
     with pytest.raises(RuleViolation) as caught:
         casino.move_funds(
             player, "EUR", 700, "cash", True, ADMIN, Idempotency("deposit-1", "other")
