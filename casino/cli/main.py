@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from casino import __version__
-from casino.cli import odds, shoe
+from casino.cli import db, odds, shoe
 from casino.cli.args import Parser, UsageError, fail
 
 
@@ -16,6 +16,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     odds.add_parser(commands)
     shoe.add_parser(commands)
+    db.add_parser(commands)
     return parser
 
 
