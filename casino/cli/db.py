@@ -84,5 +84,5 @@ def run_rebuild(args: argparse.Namespace) -> int:
             verdict = "equal" if t.equal else f"DIFFERS ({t.differing_rows} rows)"
             print(f"  {t.table:<18} live {t.live_rows:>9}  rebuilt {t.rebuilt_rows:>9}  {verdict}")
         if report.replaced:
-            print("the rebuilt read models are now live")
+            print("the rebuilt read models are now live; run `casino db rebuild` to compare")
     return 0 if report.equal or report.replaced else 1

@@ -21,19 +21,20 @@ class MemoryReadModels:
         self.tables: dict[str, dict[tuple[Any, ...], Row]] = {name: {} for name in TABLE_KEYS}
 
     def apply(self, changes: Iterable[RowChange]) -> None:
+        tables = self.tables
         for change in changes:
-            rows = self.tables[change.table]
-            if isinstance(change, Upsert):
+            rows = tables[change.table]
+            if type(change) is Upsert:
                 key = key_of(change.table, change.row)
                 existing = rows.get(key)
                 if existing is None:
-                    rows[key] = dict(change.row)
+                    rows[key] = change.row  # projections build a fresh row for each change
                     continue
                 for column, value in change.row.items():
                     if column in change.keep:
                         continue
                     existing[column] = existing[column] + value if column in change.add else value
-            elif isinstance(change, Update):
+            elif type(change) is Update:
                 row = rows.get(key_of(change.table, change.key))
                 if row is None:
                     raise ProjectionError(f"{change.table} has no row {change.key} to update")

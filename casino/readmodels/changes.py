@@ -80,4 +80,4 @@ class ProjectionError(RuntimeError):
 
 
 def key_of(table: str, row: Mapping[str, Any]) -> tuple[Any, ...]:
-    return tuple(row[column] for column in TABLE_KEYS[table])
+    return tuple([row[column] for column in TABLE_KEYS[table]])
