@@ -12,13 +12,22 @@ from typing import Any
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
+from casino.app.keys import KeyStore
 from casino.app.service import Casino
 from casino.app.upcasters import UPCASTERS
 from casino.config import Settings
 from casino.db.connection import create_pool
 from casino.db.embedded import start_embedded
 from casino.db.migrations import upgrade
+from casino.embedded_redis import start_embedded_redis
 from casino.eventstore.postgres import PostgresEventStore
+
+
+def resolve_redis_url(settings: Settings) -> str:
+    """``REDIS_URL``, or the embedded Redis (started if need be) in the data folder."""
+    if settings.redis_url:
+        return settings.redis_url
+    return start_embedded_redis(settings.data_dir / "redis")
 
 
 def resolve_database_url(settings: Settings) -> str:
@@ -33,9 +42,11 @@ def resolve_database_url(settings: Settings) -> str:
 class Services:
     settings: Settings
     database_url: str
+    redis_url: str
     pool: ConnectionPool[Connection[Any]]
     store: PostgresEventStore
     casino: Casino
+    keys: KeyStore
 
     def close(self) -> None:
         self.pool.close()
@@ -48,4 +59,12 @@ def bootstrap(settings: Settings | None = None, migrate: bool = True) -> Service
         upgrade(url)
     pool = create_pool(url, max_size=settings.pool_size, name="casino")
     store = PostgresEventStore(pool, upcasters=UPCASTERS)
-    return Services(settings, url, pool, store, Casino(store, pool.connection))
+    return Services(
+        settings=settings,
+        database_url=url,
+        redis_url=resolve_redis_url(settings),
+        pool=pool,
+        store=store,
+        casino=Casino(store, pool.connection),
+        keys=KeyStore(pool.connection),
+    )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+from datetime import datetime
 from typing import Any
 
 import psycopg
 from psycopg.rows import dict_row
 
 from casino.app.views import hand_json, iso, table_json, tile_json
-from casino.domain.errors import NotFound
+from casino.domain.errors import InvalidCommand, NotFound
 from casino.domain.streams import round_stream
 from casino.game.shoe import commitment_of, shuffle
 
@@ -65,6 +67,52 @@ class Queries:
             ],
         }  # fmt: skip
 
+    def list_rounds(
+        self,
+        table_id: str | None = None,
+        player_id: str | None = None,
+        opened_from: datetime | None = None,
+        opened_to: datetime | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Json:
+        """Rounds opened in ``[opened_from, opened_to)``, oldest first, a page at a time;
+        ``next_cursor`` continues after the last one (None: nothing more)."""
+        conditions = ["true"]
+        params: dict[str, Any] = {"limit": limit + 1}
+        if table_id is not None:
+            conditions.append("r.table_id = %(table_id)s")
+            params["table_id"] = table_id
+        if player_id is not None:
+            conditions.append(
+                "EXISTS (SELECT 1 FROM rm_seats s WHERE s.round_id = r.round_id"
+                " AND s.player_id = %(player_id)s)"
+            )
+            params["player_id"] = player_id
+        if opened_from is not None:
+            conditions.append("r.opened_at >= %(opened_from)s")
+            params["opened_from"] = opened_from
+        if opened_to is not None:
+            conditions.append("r.opened_at < %(opened_to)s")
+            params["opened_to"] = opened_to
+        if cursor is not None:
+            after_at, after_id = decode_cursor(cursor)
+            conditions.append("(r.opened_at, r.round_id) > (%(after_at)s, %(after_id)s)")
+            params |= {"after_at": after_at, "after_id": after_id}
+        rows = self._all(
+            "SELECT r.* FROM rm_rounds r WHERE " + " AND ".join(conditions)
+            + " ORDER BY r.opened_at, r.round_id LIMIT %(limit)s",
+            params,
+        )  # fmt: skip
+        page = rows[:limit]
+        more = len(rows) > limit
+        return {
+            "rounds": [_round_row_json(r) for r in page],
+            "next_cursor": encode_cursor(page[-1]["opened_at"], page[-1]["round_id"])
+            if more
+            else None,
+        }
+
     def round_history(self, round_id: str) -> Json:
         """Everything a regulator asks of one round (game recall)."""
         summary = self.round_summary(round_id)
@@ -105,6 +153,32 @@ class Queries:
                 row["dealt"],
             )  # fmt: skip
         return shoe
+
+
+def _round_row_json(row: Json) -> Json:
+    return {
+        "round_id": row["round_id"], "table_id": row["table_id"],
+        "round_number": row["round_number"], "status": row["status"],
+        "shoe_id": row["shoe_id"], "currency": row["currency"],
+        "opened_at": iso(row["opened_at"]), "closed_at": iso(row["closed_at"]),
+        "wagers": row["wagers"], "handle": row["handle"], "payouts": row["payouts"],
+    }  # fmt: skip
+
+
+def encode_cursor(opened_at: datetime, round_id: str) -> str:
+    text = f"{opened_at.isoformat()}|{round_id}"
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        opened_at, round_id = base64.urlsafe_b64decode(padded).decode().split("|", 1)
+        return datetime.fromisoformat(opened_at), round_id
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidCommand(
+            "invalid_cursor", "cursor is not one this service gave", "cursor"
+        ) from None
 
 
 def verify_shoe(
