@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from casino import __version__
-from casino.cli import db, odds, shoe
+from casino.cli import db, keys, odds, shoe, up
 from casino.cli.args import Parser, UsageError, fail
 
 
@@ -17,6 +17,8 @@ def build_parser() -> Parser:
     odds.add_parser(commands)
     shoe.add_parser(commands)
     db.add_parser(commands)
+    keys.add_parser(commands)
+    up.add_parser(commands)
     return parser
 
 
