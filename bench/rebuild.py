@@ -22,7 +22,6 @@ import resource
 import secrets
 import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,18 +29,18 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import fresh_database  # noqa: E402
+from support import fresh_database
 
-from casino.domain import accounts, rounds, shoes, tables  # noqa: E402
-from casino.domain.events import DomainEvent, ShoeStarted, RoundStarted, encode  # noqa: E402
-from casino.domain.streams import (  # noqa: E402
+from casino.domain import accounts, rounds, shoes, tables
+from casino.domain.events import DomainEvent, RoundStarted, ShoeStarted, encode
+from casino.domain.streams import (
     account_stream,
     round_stream,
     shoe_stream,
     table_stream,
 )
-from casino.game.shoe import shuffle  # noqa: E402
-from casino.readmodels.rebuild import _events, rebuild  # noqa: E402
+from casino.game.shoe import shuffle
+from casino.readmodels.rebuild import _events, rebuild
 
 GOAL = 50_000
 SEATS = 6

@@ -6,24 +6,25 @@ import os
 import secrets
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import psycopg
 from psycopg import sql
 
 from casino.db.connection import with_database
-from casino.db.embedded import start_embedded
+from casino.db.embedded import embedded_postgres
 from casino.db.migrations import upgrade
 
 
 @contextmanager
 def fresh_database() -> Iterator[str]:
     """A new database on ``DATABASE_URL``'s server (or an embedded one), migrated."""
-    with tempfile.TemporaryDirectory(prefix="casino-bench-") as folder:
-        server = os.environ.get("DATABASE_URL") or start_embedded(
-            Path(folder) / "pgdata", delete_on_exit=True
-        )
+    with ExitStack() as stack:
+        server = os.environ.get("DATABASE_URL")
+        if not server:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="casino-bench-"))
+            server = stack.enter_context(embedded_postgres(Path(folder) / "pgdata"))
         name = f"casino_bench_{secrets.token_hex(4)}"
         with psycopg.connect(server, autocommit=True) as admin:
             admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))

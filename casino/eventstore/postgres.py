@@ -1,0 +1,354 @@
+"""The event store on Postgres (psycopg 3 and a connection pool).
+
+Global order (invariant 3): serialized appends. Every insert into ``events`` first takes
+one transaction-scoped advisory lock (the "append lock", see ``sql/0001_event_log.sql``)
+and holds it to the end of its transaction; Postgres releases it only after the commit
+is visible. Positions are therefore drawn in commit order: once a reader has seen
+position P, no event with a smaller position can appear later, and "everything after P"
+is a cursor consumers can trust with no bookkeeping of their own.
+
+Why not transaction-id snapshot filtering (deliver only rows whose xid is below
+``pg_snapshot_xmin``)? Positions would still be drawn in insert order, not commit
+order: a transaction that took its xid earlier can insert a larger position and be
+delivered while a later one still holds a smaller position open, so consumers would
+have to carry an (xid, position) cursor instead of a position; and any long write
+transaction anywhere in the database would hold every feed back. The price of the
+lock is that appends commit one at a time (no group commit across writers); it is
+taken last in a command, after the idempotency record and the read models, so it
+covers only the INSERT and the COMMIT. ``bench/event_store.py`` measures it.
+
+One round trip per command: a unit of work is sent as one call of ``events_commit()``
+(idempotency record, version checks, inserts), behind its read-model statements in the
+same pipeline when it has any. The hashes are computed here, which needs the hash of
+each stream's head; it comes from a cache of the heads this store has read or written.
+A (stream, version) pair names one event forever, so a cached head is never wrong, only
+possibly old: the database checks it under the lock, and the store retries once with
+heads read from the database when it was not the head.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import Connection
+from psycopg.pq import TransactionStatus
+from psycopg.rows import tuple_row
+from psycopg_pool import ConnectionPool
+
+from casino.eventstore.canonical import ZERO_HASH, parse_json
+from casino.eventstore.head_cache import HeadCache
+from casino.eventstore.model import (
+    ConcurrencyError,
+    EventStoreError,
+    IdempotencyConflict,
+    IdempotencyRecord,
+    IdempotentReplay,
+    NewEvent,
+    RecordedEvent,
+)
+from casino.eventstore.unit_of_work import ChainedEvent, UnitOfWork
+from casino.eventstore.upcasting import UpcasterRegistry
+
+# SQLSTATEs raised by sql/0001_event_log.sql, and the ones of Postgres we translate.
+STALE_VERSION = "ES409"
+HEAD_MOVED = "ES412"
+APPEND_ONLY = "ES403"
+_UNIQUE_VIOLATION = "23505"
+
+_COMMIT = (
+    "SELECT out_stream_id, out_version, out_position, out_recorded_at"
+    " FROM events_commit(%s, %s, %s, %s::jsonb, %s, %s::jsonb)"
+)
+_HEADS = """
+SELECT s.stream_id, h.version, h.hash
+  FROM unnest(%s::text[]) AS s (stream_id)
+  JOIN LATERAL (SELECT e.version, e.hash FROM events e
+                 WHERE e.stream_id = s.stream_id
+                 ORDER BY e.version DESC LIMIT 1) AS h ON true
+"""
+# data and metadata come back as text and are parsed by parse_json, so numbers read
+# back exactly as they were hashed.
+_COLUMNS = (
+    "position, stream_id, version, type, schema_version, data::text, metadata::text,"
+    " recorded_at, previous_hash, hash"
+)
+_READ_STREAM = (
+    f"SELECT {_COLUMNS} FROM events WHERE stream_id = %s AND version > %s ORDER BY version"
+)
+_READ_ALL = f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s"
+_STREAM_VERSION = "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s"
+_FIND_IDEMPOTENT = (
+    "SELECT scope, key, fingerprint, response::text, status, created_at"
+    " FROM idempotency_keys WHERE scope = %s AND key = %s"
+)
+
+
+def _appends_json(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> str:
+    # Assembled from the canonical JSON already made for the hashes: no second
+    # serialisation of event data, and no driver-side array adaptation.
+    appends = []
+    for pending, batch in zip(uow.appends, chained, strict=True):
+        events = ",".join(
+            f'{{"data":{event.data_json.decode()},"hash":"{event.hash}",'
+            f'"schema_version":{event.schema_version},"type":{json.dumps(event.type)}}}'
+            for event in batch
+        )
+        appends.append(
+            f'{{"events":[{events}],"expected_version":{pending.expected_version},'
+            f'"metadata":{pending.metadata_json.decode()},'
+            f'"previous_hash":"{batch[0].previous_hash}",'
+            f'"stream_id":{json.dumps(pending.stream_id)}}}'
+        )
+    return "[" + ",".join(appends) + "]"
+
+
+class PostgresEventStore:
+    """The ``EventStore`` on Postgres; thread-safe, one instance per process."""
+
+    def __init__(
+        self,
+        pool: ConnectionPool[Connection[Any]],
+        *,
+        upcasters: UpcasterRegistry | None = None,
+        head_cache_size: int = 10_000,
+    ) -> None:
+        self._pool = pool
+        self._upcasters = upcasters or UpcasterRegistry()
+        self._heads = HeadCache(head_cache_size)
+
+    # -- writing ---------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self, connection: Connection[Any] | None = None) -> Iterator[UnitOfWork]:
+        """Collect a command's writes; commit them all when the block ends.
+
+        With ``connection``, the writes join that connection's transaction when it has one
+        open (or is not in autocommit): the caller commits, and owns the outcome.
+        """
+        uow = UnitOfWork()
+        yield uow
+        uow.committed(self._commit(uow, connection))
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        metadata: Mapping[str, Any] | None = None,
+        idempotency: IdempotencyRecord | None = None,
+        connection: Connection[Any] | None = None,
+    ) -> list[RecordedEvent]:
+        """Append to one stream (and save ``idempotency``) in one transaction."""
+        with self.transaction(connection) as uow:
+            uow.append(stream_id, expected_version, events, metadata)
+            if idempotency is not None:
+                uow.save_idempotency(idempotency)
+        return uow.recorded
+
+    def _commit(self, uow: UnitOfWork, connection: Connection[Any] | None) -> list[RecordedEvent]:
+        if uow.is_empty:
+            return []
+        with self._connection(connection) as conn:
+            owned = conn.autocommit and conn.info.transaction_status == TransactionStatus.IDLE
+            # A cached head may be stale only if someone else appended; then the database
+            # refuses it (ES412) and one retry with heads read from the database settles it.
+            for attempt in (1, 2):
+                previous = self._previous_hashes(conn, uow, use_cache=owned and attempt == 1)
+                chained = uow.chain(previous)
+                try:
+                    rows = self._send(conn, uow, chained, owned)
+                except psycopg.Error as error:
+                    idle = conn.info.transaction_status == TransactionStatus.IDLE
+                    if owned and not conn.broken and not idle:
+                        conn.rollback()
+                    if error.sqlstate == HEAD_MOVED and owned and attempt == 1:
+                        for stream_id in uow.first_expected_versions():
+                            self._heads.discard(stream_id)
+                        continue
+                    raise self._translate(error, uow) from error
+                break
+        recorded = self._record(chained, rows)
+        if owned:  # only committed heads may be cached
+            for batch in chained:
+                self._heads.put(batch[-1].stream_id, batch[-1].version, batch[-1].hash)
+        return recorded
+
+    def _previous_hashes(
+        self, conn: Connection[Any], uow: UnitOfWork, *, use_cache: bool
+    ) -> dict[str, str]:
+        """The hash each stream's first pending append chains onto."""
+        expected = uow.first_expected_versions()
+        hashes: dict[str, str] = {}
+        unknown: list[str] = []
+        for stream_id, version in expected.items():
+            cached = self._heads.get(stream_id) if use_cache else None
+            if version == 0:
+                hashes[stream_id] = ZERO_HASH  # the database checks the stream is new
+            elif cached is not None and cached[0] == version:
+                hashes[stream_id] = cached[1]
+            else:
+                unknown.append(stream_id)
+        if unknown:
+            cursor = conn.cursor(row_factory=tuple_row)
+            rows = cursor.execute(_HEADS, (unknown,), prepare=True).fetchall()
+            heads = {row[0]: (row[1], row[2]) for row in rows}
+            for stream_id in unknown:
+                version, digest = heads.get(stream_id, (0, ZERO_HASH))
+                if version != expected[stream_id]:  # stale: refuse before any write
+                    raise ConcurrencyError(stream_id, expected[stream_id], version)
+                hashes[stream_id] = digest
+        return hashes
+
+    def _send(
+        self,
+        conn: Connection[Any],
+        uow: UnitOfWork,
+        chained: list[list[ChainedEvent]],
+        owned: bool,
+    ) -> list[tuple[Any, ...]]:
+        record = uow.idempotency
+        params = (
+            record.scope if record else None,
+            record.key if record else None,
+            record.fingerprint if record else None,
+            uow.idempotency_response_json.decode() if record else None,
+            record.status if record else None,
+            _appends_json(uow, chained),
+        )
+        if owned and not uow.statements:
+            # A single statement is its own transaction: atomic without BEGIN/COMMIT.
+            cursor = conn.cursor(row_factory=tuple_row)
+            return cursor.execute(_COMMIT, params, prepare=True).fetchall()
+        # Explicit BEGIN/COMMIT: the transaction's extent never depends on where the
+        # driver happens to place pipeline syncs.
+        with conn.pipeline():
+            if owned:
+                conn.execute("BEGIN")
+            for sql, statement_params in uow.statements:
+                conn.execute(sql, statement_params)
+            cursor = conn.cursor(row_factory=tuple_row)
+            cursor.execute(_COMMIT, params, prepare=True)
+            if owned:
+                conn.execute("COMMIT")
+        return cursor.fetchall()
+
+    def _record(
+        self, chained: list[list[ChainedEvent]], rows: list[tuple[Any, ...]]
+    ) -> list[RecordedEvent]:
+        placed = {(row[0], row[1]): (row[2], row[3]) for row in rows}
+        recorded = []
+        for batch in chained:
+            for event in batch:
+                position, recorded_at = placed[(event.stream_id, event.version)]
+                recorded.append(
+                    self._upcasters.apply(
+                        RecordedEvent(
+                            position=position,
+                            stream_id=event.stream_id,
+                            version=event.version,
+                            type=event.type,
+                            schema_version=event.schema_version,
+                            data=parse_json(event.data_json),
+                            metadata=parse_json(event.metadata_json),
+                            recorded_at=recorded_at,
+                            previous_hash=event.previous_hash,
+                            hash=event.hash,
+                        )
+                    )
+                )
+        return recorded
+
+    def _translate(self, error: psycopg.Error, uow: UnitOfWork) -> Exception:
+        """The store's own error for a refused commit, or ``error`` itself."""
+        if error.sqlstate == STALE_VERSION and error.diag.message_detail:
+            detail = json.loads(error.diag.message_detail)
+            return ConcurrencyError(detail["stream_id"], detail["expected"], detail["actual"])
+        if error.sqlstate == HEAD_MOVED:  # even fresh from the database: a changed log
+            return EventStoreError(f"the stream head changed under the append: {error}")
+        if error.sqlstate != _UNIQUE_VIOLATION:
+            return error
+        record = uow.idempotency
+        if error.diag.constraint_name == "idempotency_keys_pkey" and record is not None:
+            # The key's first user has committed (the INSERT waited for it): answer with it.
+            existing = self.find_idempotent(record.scope, record.key)
+            if existing is None:
+                return error
+            if existing.fingerprint != record.fingerprint:
+                return IdempotencyConflict(record.scope, record.key)
+            return IdempotentReplay(existing)
+        if error.diag.constraint_name == "events_stream_version_key":
+            # Only reachable when the caller's transaction reads an old snapshot
+            # (REPEATABLE READ): the unique key still keeps the versions single.
+            for stream_id, expected in uow.first_expected_versions().items():
+                actual = self.stream_version(stream_id)
+                if actual != expected:
+                    return ConcurrencyError(stream_id, expected, actual)
+        return error
+
+    # -- reading ---------------------------------------------------------------------
+
+    def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
+        """The stream's events after ``after_version``, in version order."""
+        with self._pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            rows = cursor.execute(_READ_STREAM, (stream_id, after_version), prepare=True)
+            events = [self._event(row) for row in rows]
+        if events:
+            self._heads.put(stream_id, events[-1].version, events[-1].hash)
+        return events
+
+    def stream_version(self, stream_id: str) -> int:
+        """The stream's current version; 0 when it has no events."""
+        with self._pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            row = cursor.execute(_STREAM_VERSION, (stream_id,), prepare=True).fetchone()
+        return int(row[0]) if row else 0
+
+    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Up to ``limit`` events of the global log after ``after_position``, in order.
+
+        Positions may have gaps (a rolled-back append still used its numbers), never a
+        late arrival: a later call will not return a position below the last one seen.
+        """
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        with self._pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            rows = cursor.execute(_READ_ALL, (after_position, limit), prepare=True)
+            return [self._event(row) for row in rows]
+
+    def find_idempotent(self, scope: str, key: str) -> IdempotencyRecord | None:
+        """The stored answer for an idempotency key, if a command saved one."""
+        with self._pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            row = cursor.execute(_FIND_IDEMPOTENT, (scope, key), prepare=True).fetchone()
+        if row is None:
+            return None
+        return IdempotencyRecord(row[0], row[1], row[2], parse_json(row[3]), row[4], row[5])
+
+    def _event(self, row: tuple[Any, ...]) -> RecordedEvent:
+        event = RecordedEvent(
+            position=row[0],
+            stream_id=row[1],
+            version=row[2],
+            type=row[3],
+            schema_version=row[4],
+            data=parse_json(row[5]),
+            metadata=parse_json(row[6]),
+            recorded_at=row[7],
+            previous_hash=row[8],
+            hash=row[9],
+        )
+        return self._upcasters.apply(event)
+
+    @contextmanager
+    def _connection(self, connection: Connection[Any] | None) -> Iterator[Connection[Any]]:
+        if connection is not None:
+            yield connection
+        else:
+            with self._pool.connection() as conn:
+                yield conn

@@ -1,0 +1,172 @@
+"""The unit of work: everything one command writes, committed together or not at all.
+
+A ``UnitOfWork`` only collects: appends to any number of streams, read-model statements
+and at most one idempotency record. Nothing reaches the database until the ``with``
+block ends without an exception; then the store writes it all in one transaction.
+Collecting first keeps domain code free of I/O, lets the Postgres store send the whole
+command in a single round trip, and means an exception inside the block leaves no trace.
+
+Both stores share this class, so they validate and hash identically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from casino.eventstore.canonical import canonical_json, chain_hash
+from casino.eventstore.model import ConcurrencyError, IdempotencyRecord, NewEvent, RecordedEvent
+
+# Parameters of a read-model statement, as the database driver takes them.
+Params: TypeAlias = Sequence[Any] | Mapping[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedEvent:
+    """A new event with its data already in canonical JSON."""
+
+    type: str
+    schema_version: int
+    data_json: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class PendingAppend:
+    stream_id: str
+    expected_version: int
+    events: tuple[PreparedEvent, ...]
+    metadata_json: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ChainedEvent:
+    """A pending event with its version and place in the hash chain fixed."""
+
+    stream_id: str
+    version: int
+    type: str
+    schema_version: int
+    data_json: bytes
+    metadata_json: bytes
+    previous_hash: str
+    hash: str
+
+
+def _prepare(event: NewEvent) -> PreparedEvent:
+    if not isinstance(event, NewEvent):
+        raise TypeError(f"expected a NewEvent, got {type(event).__name__}")
+    if not event.type:
+        raise ValueError("an event needs a type")
+    if isinstance(event.schema_version, bool) or event.schema_version < 1:
+        raise ValueError(f"schema versions start at 1, not {event.schema_version!r}")
+    return PreparedEvent(event.type, event.schema_version, canonical_json(event.data))
+
+
+class UnitOfWork:
+    """Collects one command's writes; the store commits them when the block ends."""
+
+    def __init__(self) -> None:
+        self.appends: list[PendingAppend] = []
+        self.statements: list[tuple[str, Params]] = []
+        self.idempotency: IdempotencyRecord | None = None
+        self.idempotency_response_json = b""
+        self._next_version: dict[str, int] = {}
+        self._recorded: list[RecordedEvent] | None = None
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Append ``events`` to ``stream_id``, which must then be at ``expected_version``
+        (0: the stream must not exist yet). ``metadata`` (actor, causation, ...) is stored
+        with, and hashed into, every one of these events. An empty list writes nothing.
+        """
+        if not isinstance(stream_id, str) or not stream_id:
+            raise ValueError("a stream id is a non-empty string")
+        if isinstance(expected_version, bool) or expected_version < 0:
+            raise ValueError(f"expected_version must be >= 0, not {expected_version!r}")
+        prepared = tuple(_prepare(event) for event in events)
+        metadata_json = canonical_json(metadata or {})
+        if not prepared:
+            return
+        # A second append to the same stream in this unit must continue the first.
+        pending = self._next_version.get(stream_id)
+        if pending is not None and pending != expected_version:
+            raise ConcurrencyError(stream_id, expected_version, pending)
+        self._next_version[stream_id] = expected_version + len(prepared)
+        self.appends.append(PendingAppend(stream_id, expected_version, prepared, metadata_json))
+
+    def execute(self, sql: str, params: Params = None) -> None:
+        """Run a read-model write (INSERT/UPDATE/DELETE on read-model tables) in the same
+        transaction, before the events are inserted. Results are not returned: decisions
+        come from streams, not from read models."""
+        self.statements.append((sql, params))
+
+    def save_idempotency(self, record: IdempotencyRecord) -> None:
+        """Store the command's answer under its idempotency key, with its events."""
+        if self.idempotency is not None:
+            raise ValueError("a unit of work saves at most one idempotency record")
+        self.idempotency_response_json = canonical_json(record.response)  # refuses non-JSON
+        self.idempotency = record
+
+    @property
+    def recorded(self) -> list[RecordedEvent]:
+        """The events as recorded (with positions), once the block has committed."""
+        if self._recorded is None:
+            raise RuntimeError("the unit of work has not been committed")
+        return list(self._recorded)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.appends or self.statements or self.idempotency)
+
+    def first_expected_versions(self) -> dict[str, int]:
+        """Each appended stream's expected version at the start of this unit."""
+        first: dict[str, int] = {}
+        for pending in self.appends:
+            first.setdefault(pending.stream_id, pending.expected_version)
+        return first
+
+    def chain(self, previous_hashes: Mapping[str, str]) -> list[list[ChainedEvent]]:
+        """Versions and hashes of every pending event, per append, given the hash of each
+        stream's event at its first expected version."""
+        last_hash = dict(previous_hashes)
+        chained: list[list[ChainedEvent]] = []
+        for pending in self.appends:
+            previous = last_hash[pending.stream_id]
+            batch: list[ChainedEvent] = []
+            for offset, event in enumerate(pending.events, start=1):
+                version = pending.expected_version + offset
+                digest = chain_hash(
+                    stream_id=pending.stream_id,
+                    version=version,
+                    event_type=event.type,
+                    schema_version=event.schema_version,
+                    data_json=event.data_json,
+                    metadata_json=pending.metadata_json,
+                    previous_hash=previous,
+                )
+                batch.append(
+                    ChainedEvent(
+                        pending.stream_id,
+                        version,
+                        event.type,
+                        event.schema_version,
+                        event.data_json,
+                        pending.metadata_json,
+                        previous,
+                        digest,
+                    )
+                )
+                previous = digest
+            last_hash[pending.stream_id] = previous
+            chained.append(batch)
+        return chained
+
+    def committed(self, recorded: list[RecordedEvent]) -> None:
+        """Called by the store once the transaction has committed."""
+        self._recorded = recorded

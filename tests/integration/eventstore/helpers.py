@@ -1,0 +1,41 @@
+"""Shared bits of the event store's integration tests."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+
+import psycopg
+
+from casino.eventstore import NewEvent
+
+APPEND_LOCK_WAITERS = """
+SELECT count(*) FROM pg_locks
+ WHERE locktype = 'advisory' AND NOT granted
+   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+
+
+def new_stream(prefix: str = "test") -> str:
+    return f"{prefix}-{uuid.uuid4()}"
+
+
+def events(*types: str) -> list[NewEvent]:
+    return [NewEvent(t, {"id": str(uuid.uuid4())}) for t in types]
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Poll ``condition`` until it holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.005)  # a poll interval, not a wait for something to happen
+
+
+def append_lock_waiters(url: str) -> int:
+    """How many sessions of this database wait for an advisory lock."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(APPEND_LOCK_WAITERS).fetchone()
+    return int(row[0]) if row else 0

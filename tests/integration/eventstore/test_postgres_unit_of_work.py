@@ -1,0 +1,110 @@
+"""What only the Postgres store does: read-model statements in the append's transaction,
+joining a caller's transaction, and recovering from a head cache the log contradicts."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import Connection, sql
+from psycopg_pool import ConnectionPool
+
+from casino.db.connection import create_pool
+from casino.eventstore import ConcurrencyError
+from casino.eventstore.postgres import PostgresEventStore
+from tests.integration.eventstore.helpers import events, new_stream
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def read_model(pool: ConnectionPool[Connection[Any]]) -> Iterator[sql.Identifier]:
+    table = sql.Identifier(f"rm_test_{uuid.uuid4().hex}")
+    with pool.connection() as conn:
+        conn.execute(sql.SQL("CREATE TABLE {} (stream_id text PRIMARY KEY, n int)").format(table))
+    yield table
+    with pool.connection() as conn:
+        conn.execute(sql.SQL("DROP TABLE {}").format(table))
+
+
+def rows(pool: ConnectionPool[Connection[Any]], table: sql.Identifier) -> list[tuple[str, int]]:
+    with pool.connection() as conn:
+        query = sql.SQL("SELECT stream_id, n FROM {} ORDER BY stream_id").format(table)
+        return [(r[0], r[1]) for r in conn.execute(query).fetchall()]
+
+
+def insert(table: sql.Identifier) -> str:
+    return sql.SQL("INSERT INTO {} (stream_id, n) VALUES (%s, %s)").format(table).as_string()
+
+
+def test_read_models_commit_with_the_events(
+    pool: ConnectionPool[Connection[Any]],
+    event_store: PostgresEventStore,
+    read_model: sql.Identifier,
+) -> None:
+    stream = new_stream()
+    with event_store.transaction() as uow:
+        uow.append(stream, 0, events("A", "B"))
+        uow.execute(insert(read_model), (stream, 2))
+    assert rows(pool, read_model) == [(stream, 2)]
+    assert event_store.stream_version(stream) == 2
+
+
+def test_a_refused_append_takes_its_read_models_with_it(
+    pool: ConnectionPool[Connection[Any]],
+    event_store: PostgresEventStore,
+    read_model: sql.Identifier,
+) -> None:
+    stream = new_stream()
+    event_store.append(stream, 0, events("A"))
+    with pytest.raises(ConcurrencyError), event_store.transaction() as uow:
+        uow.execute(insert(read_model), (stream, 1))
+        uow.append(stream, 0, events("B"))
+    assert rows(pool, read_model) == []
+
+
+def test_a_failing_read_model_statement_takes_the_events_with_it(
+    pool: ConnectionPool[Connection[Any]],
+    event_store: PostgresEventStore,
+    read_model: sql.Identifier,
+) -> None:
+    stream = new_stream()
+    with pytest.raises(psycopg.errors.UniqueViolation), event_store.transaction() as uow:
+        uow.append(stream, 0, events("A"))
+        uow.execute(insert(read_model), (stream, 1))
+        uow.execute(insert(read_model), (stream, 2))
+    assert event_store.stream_version(stream) == 0
+    assert rows(pool, read_model) == []
+    with pool.connection() as conn:  # the pooled connection came back clean
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+def test_a_callers_transaction_decides(database_url: str, event_store: PostgresEventStore) -> None:
+    kept, dropped = new_stream(), new_stream()
+    with psycopg.connect(database_url) as conn:
+        event_store.append(dropped, 0, events("A"), connection=conn)
+        conn.rollback()
+        with conn.transaction():
+            event_store.append(kept, 0, events("A"), connection=conn)
+    assert (event_store.stream_version(kept), event_store.stream_version(dropped)) == (1, 0)
+    # Nothing of the rolled-back append was taken for a head: appending at 0 works.
+    event_store.append(dropped, 0, events("A"))
+
+
+def test_a_head_cache_the_log_contradicts_is_corrected_from_the_log(
+    fresh_database_url: str,
+) -> None:
+    stream = new_stream()
+    with create_pool(fresh_database_url, max_size=2) as pool:
+        store = PostgresEventStore(pool)
+        [first] = store.append(stream, 0, events("A"))  # cached as the head
+        with psycopg.connect(fresh_database_url, autocommit=True) as superuser:
+            superuser.execute("SET session_replication_role = replica")  # bypass the triggers
+            superuser.execute(
+                "UPDATE events SET hash = %s WHERE stream_id = %s", ("f" * 64, stream)
+            )
+        [second] = store.append(stream, 1, events("B"))
+    assert second.previous_hash == "f" * 64 != first.hash
