@@ -23,7 +23,7 @@ from casino.app.seeds import Connect, keep_seed, seed_of
 from casino.app.unit import Command
 from casino.domain import accounts, rounds, shoes, tables, validation
 from casino.domain.accounts import AccountState
-from casino.domain.errors import Forbidden, RuleViolation
+from casino.domain.errors import DomainError, Forbidden, RuleViolation
 from casino.domain.events import DomainEvent, MoneyMoved, RoundStarted, ShoeStarted
 from casino.domain.streams import account_stream, round_stream, shoe_stream, table_stream
 from casino.eventstore.model import (
@@ -78,7 +78,14 @@ class Casino:
                 return self._replay(stored, idempotency)
         for _attempt in range(MAX_ATTEMPTS):
             command = Command(self.store, actor.label, name)
-            result = handle(command)
+            try:
+                result = handle(command)
+            except DomainError:
+                # Streams are read one by one, not in one snapshot: refuse only on state
+                # that is still current, or decide again.
+                if command.is_current():
+                    raise
+                continue
             record = (
                 None
                 if idempotency is None

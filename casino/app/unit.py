@@ -41,6 +41,14 @@ class Command:
         self.loaded[stream_id] = version
         return [decode(r.type, r.data) for r in recorded]
 
+    def is_current(self) -> bool:
+        """Whether every stream read is still at the version it was read at."""
+        return all(
+            self.store.stream_version(stream_id) == version
+            for stream_id, version in self.loaded.items()
+            if stream_id not in self.pinned
+        )
+
     def append(self, stream_id: str, events: Sequence[DomainEvent]) -> None:
         if stream_id not in self.loaded:
             self.loaded[stream_id] = self.store.stream_version(stream_id)

@@ -57,7 +57,7 @@ def test_concurrent_wagers_all_land_once_and_racing_deals_settle_once(
     landed = [r for r in results if not isinstance(r, Exception)]
     refused = [r for r in results if isinstance(r, Exception)]
     assert len(landed) == 7
-    assert all(isinstance(r, RuleViolation) and r.code == "seat_taken" for r in refused)
+    assert all(isinstance(r, RuleViolation) and r.code == "seat_taken" for r in refused), refused
 
     deals = race(*[lambda: casino.deal(round_id, key) for _ in range(4)])
     winners = [d for d in deals if not isinstance(d, Exception)]
