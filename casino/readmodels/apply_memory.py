@@ -18,7 +18,7 @@ from casino.readmodels.changes import (
 
 class MemoryReadModels:
     def __init__(self) -> None:
-        self.tables: dict[str, dict[tuple[Any, ...], Row]] = {name: {} for name in TABLE_KEYS}
+        self.tables: dict[str, dict[Any, Row]] = {name: {} for name in TABLE_KEYS}
 
     def apply(self, changes: Iterable[RowChange]) -> None:
         tables = self.tables

@@ -10,7 +10,7 @@ from typing import Any
 from casino.readmodels.changes import RowChange, Update, Upsert
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Fact:
     """What a projection reads of an event: where it stands in its stream, what it says,
     and when it was decided (the command's time, carried in the event's metadata).
