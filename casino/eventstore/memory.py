@@ -59,7 +59,8 @@ class InMemoryEventStore:
         """Collect a command's writes; commit them all when the block ends."""
         uow = UnitOfWork()
         yield uow
-        uow.committed(self._commit(uow))
+        recorded = self._commit(uow)
+        uow.committed(lambda: recorded)
 
     def append(
         self,

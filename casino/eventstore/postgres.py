@@ -29,7 +29,7 @@ heads read from the database when it was not the head.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -149,9 +149,11 @@ class PostgresEventStore:
                 uow.save_idempotency(idempotency)
         return uow.recorded
 
-    def _commit(self, uow: UnitOfWork, connection: Connection[Any] | None) -> list[RecordedEvent]:
+    def _commit(
+        self, uow: UnitOfWork, connection: Connection[Any] | None
+    ) -> Callable[[], list[RecordedEvent]]:
         if uow.is_empty:
-            return []
+            return list
         with self._connection(connection) as conn:
             owned = conn.autocommit and conn.info.transaction_status == TransactionStatus.IDLE
             # A cached head may be stale only if someone else appended; then the database
@@ -171,11 +173,10 @@ class PostgresEventStore:
                         continue
                     raise self._translate(error, uow) from error
                 break
-        recorded = self._record(chained, rows)
         if owned:  # only committed heads may be cached
             for batch in chained:
                 self._heads.put(batch[-1].stream_id, batch[-1].version, batch[-1].hash)
-        return recorded
+        return lambda: self._record(chained, rows)
 
     def _previous_hashes(
         self, conn: Connection[Any], uow: UnitOfWork, *, use_cache: bool

@@ -11,7 +11,7 @@ Both stores share this class, so they validate and hash identically.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -73,6 +73,7 @@ class UnitOfWork:
         self.idempotency_response_json = b""
         self._next_version: dict[str, int] = {}
         self._recorded: list[RecordedEvent] | None = None
+        self._record: Callable[[], list[RecordedEvent]] | None = None
 
     def append(
         self,
@@ -117,7 +118,9 @@ class UnitOfWork:
     def recorded(self) -> list[RecordedEvent]:
         """The events as recorded (with positions), once the block has committed."""
         if self._recorded is None:
-            raise RuntimeError("the unit of work has not been committed")
+            if self._record is None:
+                raise RuntimeError("the unit of work has not been committed")
+            self._recorded = self._record()
         return list(self._recorded)
 
     @property
@@ -167,6 +170,8 @@ class UnitOfWork:
             chained.append(batch)
         return chained
 
-    def committed(self, recorded: list[RecordedEvent]) -> None:
-        """Called by the store once the transaction has committed."""
-        self._recorded = recorded
+    def committed(self, record: Callable[[], list[RecordedEvent]]) -> None:
+        """Called by the store once the transaction has committed, with how to build the
+        recorded events: built only if asked for, since most commands never look (and
+        rebuilding them parses every event's JSON again)."""
+        self._record = record
