@@ -10,7 +10,7 @@ from casino.app.views import Json, hand_json, table_json
 from casino.domain.events import DomainEvent, MoneyMoved, RoundOpened, ShoeOpened
 from casino.domain.rounds import DealDecision, RoundState
 from casino.domain.shoes import ShoeState
-from casino.domain.tables import OpenTable
+from casino.domain.tables import OpenTable, TableState
 
 
 def table_opened(table: OpenTable, at: datetime) -> Json:
@@ -23,6 +23,20 @@ def table_opened(table: OpenTable, at: datetime) -> Json:
         "version": 1,
     }
     return table_json(row)
+
+
+def table_reconfigured(table: OpenTable, state: TableState, version: int) -> Json:
+    row: dict[str, Any] = dict(table.__dict__)
+    row |= {
+        "opened_at": None,
+        "live_shoe_id": state.live_shoe_id,
+        "rounds_started": state.rounds_started,
+        "current_round_id": state.current_round_id,
+        "version": version,
+    }
+    answer = table_json(row)
+    answer.pop("opened_at")
+    return answer
 
 
 def money_moved(move: MoneyMoved, version: int) -> Json:

@@ -157,6 +157,33 @@ class Casino:
 
         return self._execute("open_table", actor, idempotency, handle)
 
+    def reconfigure_table(
+        self,
+        table: tables.OpenTable,
+        actor: Actor,
+        idempotency: Idempotency | None = None,
+        expected_version: int | None = None,
+    ) -> CommandResult:
+        if actor.role is not Role.ADMIN:
+            raise Forbidden("admin_only", "only an admin key may reconfigure tables")
+        validation.identifier(table.table_id, "table_id")
+
+        def handle(command: Command) -> CommandResult:
+            stream = table_stream(table.table_id)
+            state = tables.fold_table(command.load(stream, expected_version))
+            in_progress = False
+            if state is not None and state.current_round_id is not None:
+                current = rounds.fold_round(command.load(round_stream(state.current_round_id)))
+                in_progress = current is not None and not current.finished
+            events = tables.decide_reconfigure_table(table, state, in_progress)
+            command.append(stream, events)
+            assert state is not None
+            return CommandResult(
+                answers.table_reconfigured(table, state, command.loaded[stream] + 1), 200
+            )
+
+        return self._execute("reconfigure_table", actor, idempotency, handle)
+
     # --- player accounts --------------------------------------------------------------
 
     def move_funds(

@@ -39,6 +39,14 @@ class TableOpened(DomainEvent):
 
 
 @dataclass(frozen=True)
+class TableReconfigured(TableOpened):
+    """New paytables, limits, seats or shuffle policy, from the next round on (the currency
+    never changes: balances are kept per currency)."""
+
+    TYPE: ClassVar[str] = "TableReconfigured"
+
+
+@dataclass(frozen=True)
 class ShoeStarted(DomainEvent):
     TYPE: ClassVar[str] = "ShoeStarted"
     table_id: str
@@ -234,8 +242,8 @@ class SettlementCorrected(MoneyMoved):
 EVENT_TYPES: dict[str, type[DomainEvent]] = {
     cls.TYPE: cls
     for cls in (
-        TableOpened, ShoeStarted, RoundStarted, ShoeOpened, TilesDealt, ShoeClosed,
-        RoundOpened, WagerPlaced, BettingClosed, HandsDealt, RoundSettled, RoundVoided,
+        TableOpened, TableReconfigured, ShoeStarted, RoundStarted, ShoeOpened, TilesDealt,
+        ShoeClosed, RoundOpened, WagerPlaced, BettingClosed, HandsDealt, RoundSettled, RoundVoided,
         SettlementReversed, FundsDeposited, FundsWithdrawn, StakeDebited, PayoutCredited,
         StakeRefunded, SettlementCorrected,
     )

@@ -7,7 +7,13 @@ from dataclasses import dataclass, replace
 
 from casino.domain import validation
 from casino.domain.errors import InvalidCommand, NotFound, RuleViolation
-from casino.domain.events import DomainEvent, RoundStarted, ShoeStarted, TableOpened
+from casino.domain.events import (
+    DomainEvent,
+    RoundStarted,
+    ShoeStarted,
+    TableOpened,
+    TableReconfigured,
+)
 from casino.game.deal import MAX_SEATS, shoe_can_serve, tiles_for_round
 from casino.game.paytables import DOUBLES_PAYTABLES, MAIN_PAYTABLES
 from casino.game.tiles import SHOE_SIZE
@@ -55,7 +61,7 @@ def _limits(kind: str, minimum: int, maximum: int) -> None:
         )
 
 
-def decide_open_table(command: OpenTable, existing: TableState | None) -> list[DomainEvent]:
+def _validate(command: OpenTable) -> None:
     validation.identifier(command.table_id, "table_id")
     validation.text(command.name, "name", max_length=100)
     validation.currency(command.currency)
@@ -68,12 +74,37 @@ def decide_open_table(command: OpenTable, existing: TableState | None) -> list[D
         validation.amount(
             command.cut_card, "cut_card", minimum=tiles_for_round(command.seats), maximum=SHOE_SIZE
         )
+
+
+def decide_open_table(command: OpenTable, existing: TableState | None) -> list[DomainEvent]:
+    _validate(command)
     if existing is not None:
         raise RuleViolation("table_exists", f"table {command.table_id} already exists", "table_id")
     return [TableOpened(**command.__dict__)]
 
 
+def decide_reconfigure_table(
+    command: OpenTable, state: TableState | None, round_in_progress: bool
+) -> list[DomainEvent]:
+    """New settings for the rounds to come; the round in play keeps what it opened with."""
+    _validate(command)
+    current = require_table(state, command.table_id)
+    if command.currency != current.config.currency:
+        raise RuleViolation(
+            "currency_fixed", "a table's currency cannot change: open a new table", "currency"
+        )
+    if round_in_progress:
+        raise RuleViolation(
+            "round_in_progress",
+            f"round {current.current_round_id} is still open: reconfigure between rounds",
+            "table_id",
+        )
+    return [TableReconfigured(**command.__dict__)]
+
+
 def evolve_table(state: TableState | None, event: DomainEvent) -> TableState | None:
+    if isinstance(event, TableReconfigured) and state is not None:
+        return replace(state, config=event)
     if isinstance(event, TableOpened):
         return TableState(config=event)
     if state is None:

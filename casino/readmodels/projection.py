@@ -77,6 +77,19 @@ def _table_opened(event: Fact) -> list[RowChange]:
     return [Upsert("rm_tables", row)]
 
 
+@projects("TableReconfigured")
+def _table_reconfigured(event: Fact) -> list[RowChange]:
+    d = event.data
+    values = {k: d[k] for k in _TABLE_SETTINGS} | {"version": event.version}
+    return [Update("rm_tables", {"table_id": d["table_id"]}, values)]
+
+
+_TABLE_SETTINGS = (
+    "name", "seats", "main_paytable", "doubles_paytable", "main_min", "main_max",
+    "doubles_min", "doubles_max", "cut_card",
+)  # fmt: skip
+
+
 def _table_key(event: Fact) -> dict[str, Any]:
     return {"table_id": event.data["table_id"]}
 

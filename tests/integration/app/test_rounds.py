@@ -13,6 +13,7 @@ from casino.app.queries import Queries
 from casino.app.service import Casino
 from casino.domain.errors import Forbidden, RuleViolation
 from casino.domain.rounds import SeatWager
+from casino.domain.tables import OpenTable
 from casino.game.deal import deal_round
 from casino.game.paytables import DOUBLES_PAYTABLES, MAIN_PAYTABLES
 from casino.game.scoring import score_tiles
@@ -186,3 +187,34 @@ def test_a_retry_with_the_same_idempotency_key_appends_nothing(
             player, "EUR", 700, "cash", True, ADMIN, Idempotency("deposit-1", "other")
         )
     assert caught.value.code == "idempotency_key_reused"
+
+
+def test_a_reconfigured_table_deals_its_next_round_by_the_new_paytables(
+    casino: Casino, pool: Pool, new_table: Callable[..., str], funded_player: Callable[..., str]
+) -> None:
+    table_id = new_table(main_paytable=1)
+    key = table_key(table_id)
+    player = funded_player()
+    first = casino.open_round(table_id, "", key).body["round_id"]
+    with pytest.raises(RuleViolation, match="reconfigure between rounds"):
+        casino.reconfigure_table(reconfigured(table_id, main_paytable=5), ADMIN)
+    with pytest.raises(Forbidden):
+        casino.reconfigure_table(reconfigured(table_id, main_paytable=5), key)
+    casino.place_wagers(first, [SeatWager(1, player, 500)], key)
+    casino.deal(first, key)
+    answer = casino.reconfigure_table(reconfigured(table_id, main_paytable=5), ADMIN).body
+    assert answer["main_paytable"] == 5
+    second = casino.open_round(table_id, "", key).body
+    assert second["main_paytable"] == 5
+    with pool.connection() as conn:
+        assert Queries(conn).table(table_id)["main_paytable"] == 5
+        assert Queries(conn).round_summary(first)["main_paytable"] == 1
+
+
+def reconfigured(table_id: str, **changes: Any) -> OpenTable:
+    values: dict[str, Any] = {
+        "table_id": table_id, "name": "Test table", "currency": "EUR", "seats": 7,
+        "main_paytable": 1, "doubles_paytable": 1, "main_min": 100, "main_max": 100_000,
+        "doubles_min": 100, "doubles_max": 10_000, "cut_card": None,
+    }  # fmt: skip
+    return OpenTable(**(values | changes))

@@ -4,7 +4,7 @@ import pytest
 
 from casino.domain.errors import InvalidCommand, RuleViolation
 from casino.domain.events import RoundStarted, ShoeStarted
-from casino.domain.tables import decide_open_table, fold_table
+from casino.domain.tables import decide_open_table, decide_reconfigure_table, fold_table
 from tests.unit.domain.builders import table_command
 
 
@@ -60,3 +60,22 @@ def test_table_state_tracks_its_shoes_and_rounds() -> None:
     assert state is not None
     assert (state.shoes_started, state.live_shoe_id) == (2, "S2")
     assert (state.rounds_started, state.current_round_id) == (2, "R2")
+
+
+def test_a_table_is_reconfigured_between_rounds_but_keeps_its_currency() -> None:
+    state = fold_table(decide_open_table(table_command(), None))
+    events = decide_reconfigure_table(
+        table_command(main_paytable=5, seats=3, cut_card=24), state, round_in_progress=False
+    )
+    assert state is not None
+    after = fold_table([*decide_open_table(table_command(), None), *events])
+    assert after is not None
+    assert (after.config.main_paytable, after.config.seats, after.config.cut_card) == (5, 3, 24)
+    with pytest.raises(RuleViolation) as caught:
+        decide_reconfigure_table(table_command(currency="USD"), state, round_in_progress=False)
+    assert caught.value.code == "currency_fixed"
+    with pytest.raises(RuleViolation) as caught:
+        decide_reconfigure_table(table_command(), state, round_in_progress=True)
+    assert caught.value.code == "round_in_progress"
+    with pytest.raises(InvalidCommand):
+        decide_reconfigure_table(table_command(seats=9), state, round_in_progress=False)
