@@ -39,6 +39,29 @@ def resolve_database_url(settings: Settings) -> str:
 
 
 @dataclass
+class Database:
+    """The log and its read models, without the rest of the stack (for CLI commands)."""
+
+    url: str
+    pool: ConnectionPool[Connection[Any]]
+    store: PostgresEventStore
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def open_database(
+    settings: Settings | None = None, migrate: bool = True, pool_size: int | None = None
+) -> Database:
+    settings = settings or Settings.from_environment()
+    url = resolve_database_url(settings)
+    if migrate:
+        upgrade(url)
+    pool = create_pool(url, max_size=pool_size or settings.pool_size, name="casino")
+    return Database(url, pool, PostgresEventStore(pool, upcasters=UPCASTERS))
+
+
+@dataclass
 class Services:
     settings: Settings
     database_url: str
@@ -54,17 +77,13 @@ class Services:
 
 def bootstrap(settings: Settings | None = None, migrate: bool = True) -> Services:
     settings = settings or Settings.from_environment()
-    url = resolve_database_url(settings)
-    if migrate:
-        upgrade(url)
-    pool = create_pool(url, max_size=settings.pool_size, name="casino")
-    store = PostgresEventStore(pool, upcasters=UPCASTERS)
+    database = open_database(settings, migrate)
     return Services(
         settings=settings,
-        database_url=url,
+        database_url=database.url,
         redis_url=resolve_redis_url(settings),
-        pool=pool,
-        store=store,
-        casino=Casino(store, pool.connection),
-        keys=KeyStore(pool.connection),
+        pool=database.pool,
+        store=database.store,
+        casino=Casino(database.store, database.pool.connection),
+        keys=KeyStore(database.pool.connection),
     )

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from casino import __version__
-from casino.cli import db, keys, odds, shoe, up
+from casino.cli import db, keys, odds, reconcile, shoe, up
 from casino.cli.args import Parser, UsageError, fail
 
 
@@ -19,6 +19,7 @@ def build_parser() -> Parser:
     db.add_parser(commands)
     keys.add_parser(commands)
     up.add_parser(commands)
+    reconcile.add_parser(commands)
     return parser
 
 

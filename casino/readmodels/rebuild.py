@@ -71,7 +71,7 @@ def replay(
     try:
         for stream_id, version, event_type, schema_version, stored, at in _events(connection):
             _, data = upcast(event_type, schema_version, stored)
-            if at != last_at:  # the events of one command share its time
+            if at != last_at and at is not None:  # the events of one command share a time
                 last_at, when = at, datetime.fromisoformat(at)
             models.apply(project(Fact(stream_id, version, event_type, data, when)))
             count += 1
