@@ -1,0 +1,51 @@
+"""The tasks. Each opens the database once per worker process, on first use."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import cache
+from typing import Any
+
+from celery import Task
+
+from casino.bootstrap import Database, open_database
+from casino.eventstore.model import ConcurrencyError
+from casino.reconcile.run import DEFAULT_STUCK_AGE
+from casino.reconcile.run import reconcile as run_reconciliation
+from workers.app import app
+
+
+@cache
+def database() -> Database:
+    return open_database(pool_size=4)
+
+
+@app.task(name="workers.tasks.reconcile", bind=True)  # type: ignore[untyped-decorator]
+def reconcile(task: Task, stuck_minutes: float | None = None) -> dict[str, Any]:
+    """Reconcile the whole log; the outcome is appended to the log and returned.
+
+    The run is named by the task id, which a redelivered task keeps: a run that already
+    recorded its outcome (its worker died after committing) is answered from the log.
+    """
+    age = DEFAULT_STUCK_AGE if stuck_minutes is None else timedelta(minutes=stuck_minutes)
+    db = database()
+    run_id = str(task.request.id)
+    recorded = recorded_run(db, run_id)
+    if recorded is not None:
+        return recorded
+    try:
+        with db.pool.connection() as connection:
+            outcome = run_reconciliation(connection, db.store, age, run_id=run_id)
+    except ConcurrencyError:  # a twin delivery of this task recorded it first
+        twin = recorded_run(db, run_id)
+        assert twin is not None
+        return twin
+    summary = outcome.as_json()
+    summary.pop("findings")
+    return summary
+
+
+def recorded_run(db: Database, run_id: str) -> dict[str, Any] | None:
+    events = db.store.read_stream(f"reconciliation-{run_id}")
+    completed = [e.data for e in events if e.type == "ReconciliationCompleted"]
+    return completed[0] if completed else None
