@@ -129,12 +129,20 @@ class Casino:
     def _accounts(
         command: Command, player_ids: Sequence[str], currency: str
     ) -> dict[str, AccountState]:
+        """Each player's account, from its last event alone (which carries the balance)."""
+        players = sorted(set(player_ids))
+        latest = command.load_latest([account_stream(p, currency) for p in players])
         return {
             player: accounts.fold_account(
-                player, currency, command.load(account_stream(player, currency))
+                player, currency, latest[account_stream(player, currency)]
             )
-            for player in sorted(set(player_ids))
+            for player in players
         }
+
+    @staticmethod
+    def _table(command: Command, table_id: str) -> tables.TableState | None:
+        stream = table_stream(table_id)
+        return tables.fold_table(command.load_latest([stream], tables.STATE_EVENT_TYPES)[stream])
 
     @staticmethod
     def _post(command: Command, moves: Sequence[MoneyMoved]) -> None:
@@ -151,7 +159,7 @@ class Casino:
 
         def handle(command: Command) -> CommandResult:
             stream = table_stream(table.table_id)
-            events = tables.decide_open_table(table, tables.fold_table(command.load(stream)))
+            events = tables.decide_open_table(table, self._table(command, table.table_id))
             command.append(stream, events)
             return CommandResult(answers.table_opened(table, command.at), 201)
 
@@ -170,7 +178,9 @@ class Casino:
 
         def handle(command: Command) -> CommandResult:
             stream = table_stream(table.table_id)
-            state = tables.fold_table(command.load(stream, expected_version))
+            state = self._table(command, table.table_id)
+            if expected_version is not None:
+                command.pin(stream, expected_version)
             in_progress = False
             if state is not None and state.current_round_id is not None:
                 current = rounds.fold_round(command.load(round_stream(state.current_round_id)))
@@ -229,9 +239,7 @@ class Casino:
         )
 
         def handle(command: Command) -> CommandResult:
-            table = tables.require_table(
-                tables.fold_table(command.load(table_stream(table_id))), table_id
-            )
+            table = tables.require_table(self._table(command, table_id), table_id)
             if table.current_round_id is not None:
                 current = rounds.fold_round(command.load(round_stream(table.current_round_id)))
                 if current is not None and not current.finished:
@@ -328,7 +336,7 @@ class Casino:
             command.append(round_stream(round_id), decision.round_events)
             shoe_events: list[DomainEvent] = [decision.tiles_dealt]
             after = shoes.evolve_shoe(shoe, decision.tiles_dealt)
-            table = tables.fold_table(command.load(table_stream(state.opened.table_id)))
+            table = self._table(command, state.opened.table_id)
             assert after is not None and table is not None
             revealed = None
             if not tables.live_shoe_can_serve(table.config, after.tiles_dealt):

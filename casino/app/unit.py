@@ -34,12 +34,29 @@ class Command:
         """The stream's events. With ``expected_version`` (a client's If-Match), the append
         is checked against that version instead of the one read."""
         recorded = self.store.read_stream(stream_id)
-        version = recorded[-1].version if recorded else 0
+        self.loaded[stream_id] = recorded[-1].version if recorded else 0
         if expected_version is not None:
-            self.pinned.add(stream_id)
-            version = expected_version
-        self.loaded[stream_id] = version
+            self.pin(stream_id, expected_version)
         return [decode(r.type, r.data) for r in recorded]
+
+    def pin(self, stream_id: str, expected_version: int) -> None:
+        """Check the append against the client's version (If-Match), not the one read."""
+        self.pinned.add(stream_id)
+        self.loaded[stream_id] = expected_version
+
+    def load_latest(
+        self, stream_ids: Sequence[str], types: Sequence[str] | None = None
+    ) -> dict[str, list[DomainEvent]]:
+        """For each stream (one round trip), its latest event of each of ``types`` (or its
+        last event), for state that those determine; appends are checked against each
+        stream's head version."""
+        tails = self.store.read_latest(stream_ids, types)
+        for stream_id, tail in tails.items():
+            self.loaded[stream_id] = tail.version
+        return {
+            stream_id: [decode(e.type, e.data) for e in tail.events]
+            for stream_id, tail in tails.items()
+        }
 
     def is_current(self) -> bool:
         """Whether every stream read is still at the version it was read at."""

@@ -109,13 +109,18 @@ def evolve_table(state: TableState | None, event: DomainEvent) -> TableState | N
         return TableState(config=event)
     if state is None:
         return None
+    # Counts are taken from the events, not incremented: the latest event of each type
+    # then gives the same state as the whole stream (see STATE_EVENT_TYPES).
     if isinstance(event, ShoeStarted):
-        return replace(state, shoes_started=state.shoes_started + 1, live_shoe_id=event.shoe_id)
+        return replace(state, shoes_started=event.nonce + 1, live_shoe_id=event.shoe_id)
     if isinstance(event, RoundStarted):
-        return replace(
-            state, rounds_started=state.rounds_started + 1, current_round_id=event.round_id
-        )
+        return replace(state, rounds_started=event.round_number, current_round_id=event.round_id)
     return state
+
+
+# A table's state is the fold of its latest event of each of these types (in version
+# order): a command reads those few, never the table's whole history.
+STATE_EVENT_TYPES = (TableOpened.TYPE, TableReconfigured.TYPE, ShoeStarted.TYPE, RoundStarted.TYPE)
 
 
 def fold_table(events: Iterable[DomainEvent]) -> TableState | None:

@@ -25,6 +25,7 @@ from casino.eventstore.model import (
     IdempotentReplay,
     NewEvent,
     RecordedEvent,
+    StreamTail,
 )
 from casino.eventstore.unit_of_work import ChainedEvent, Params, UnitOfWork
 from casino.eventstore.upcasting import UpcasterRegistry
@@ -111,6 +112,20 @@ class InMemoryEventStore:
         with self._lock:
             entries = self._streams.get(stream_id, [])[max(after_version, 0) :]
         return [self._recorded(entry) for entry in entries]
+
+    def read_latest(
+        self, stream_ids: Sequence[str], types: Sequence[str] | None = None
+    ) -> dict[str, StreamTail]:
+        tails: dict[str, StreamTail] = {}
+        for stream_id in stream_ids:
+            events = self.read_stream(stream_id)
+            if types is None:
+                latest = events[-1:]
+            else:
+                by_type = {e.type: e for e in events if e.type in types}
+                latest = sorted(by_type.values(), key=lambda e: e.version)
+            tails[stream_id] = StreamTail(len(events), latest)
+        return tails
 
     def stream_version(self, stream_id: str) -> int:
         """The stream's current version; 0 when it has no events."""

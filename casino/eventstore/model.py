@@ -46,6 +46,14 @@ class RecordedEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamTail:
+    """A stream's head version, and the latest events asked for (in version order)."""
+
+    version: int
+    events: list[RecordedEvent]
+
+
+@dataclass(frozen=True, slots=True)
 class IdempotencyRecord:
     """The stored answer to one command, keyed by the client's Idempotency-Key.
 

@@ -49,6 +49,7 @@ from casino.eventstore.model import (
     IdempotentReplay,
     NewEvent,
     RecordedEvent,
+    StreamTail,
 )
 from casino.eventstore.unit_of_work import ChainedEvent, UnitOfWork
 from casino.eventstore.upcasting import UpcasterRegistry
@@ -79,6 +80,21 @@ _COLUMNS = (
 _READ_STREAM = (
     f"SELECT {_COLUMNS} FROM events WHERE stream_id = %s AND version > %s ORDER BY version"
 )
+_QUALIFIED = ", ".join(f"e.{column}" for column in _COLUMNS.replace(" ", "").split(","))
+_READ_LAST = f"""
+SELECT {_QUALIFIED}, e.version
+  FROM unnest(%s::text[]) AS s (stream_id)
+  JOIN LATERAL (SELECT * FROM events x WHERE x.stream_id = s.stream_id
+                 ORDER BY x.version DESC LIMIT 1) AS e ON true
+"""
+_READ_LATEST_OF_TYPES = f"""
+SELECT {_QUALIFIED},
+       (SELECT max(h.version) FROM events h WHERE h.stream_id = s.stream_id)
+  FROM unnest(%s::text[]) AS s (stream_id)
+ CROSS JOIN unnest(%s::text[]) AS t (type)
+  JOIN LATERAL (SELECT * FROM events x WHERE x.stream_id = s.stream_id AND x.type = t.type
+                 ORDER BY x.version DESC LIMIT 1) AS e ON true
+"""
 _READ_ALL = f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s"
 _STREAM_VERSION = "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s"
 _FIND_IDEMPOTENT = (
@@ -301,6 +317,33 @@ class PostgresEventStore:
         if events:
             self._heads.put(stream_id, events[-1].version, events[-1].hash)
         return events
+
+    def read_latest(
+        self, stream_ids: Sequence[str], types: Sequence[str] | None = None
+    ) -> dict[str, StreamTail]:
+        """For each stream: its head version and its latest event of each of ``types``
+        (or its last event), in one round trip and one index probe per event."""
+        with self._pool.connection() as conn:
+            cursor = conn.cursor(row_factory=tuple_row)
+            if types is None:
+                rows = cursor.execute(_READ_LAST, (list(stream_ids),), prepare=True).fetchall()
+            else:
+                rows = cursor.execute(
+                    _READ_LATEST_OF_TYPES, (list(stream_ids), list(types)), prepare=True
+                ).fetchall()
+        found: dict[str, list[RecordedEvent]] = {}
+        heads: dict[str, int] = {}
+        for row in rows:
+            event = self._event(row[:-1])
+            found.setdefault(event.stream_id, []).append(event)
+            heads[event.stream_id] = row[-1]
+        return {
+            stream_id: StreamTail(
+                heads.get(stream_id, 0),
+                sorted(found.get(stream_id, []), key=lambda e: e.version),
+            )
+            for stream_id in stream_ids
+        }
 
     def stream_version(self, stream_id: str) -> int:
         """The stream's current version; 0 when it has no events."""

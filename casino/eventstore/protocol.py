@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from casino.eventstore.model import IdempotencyRecord, NewEvent, RecordedEvent
+from casino.eventstore.model import IdempotencyRecord, NewEvent, RecordedEvent, StreamTail
 from casino.eventstore.unit_of_work import UnitOfWork
 
 
@@ -39,6 +39,13 @@ class EventStore(Protocol):
 
     def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
         """The stream's events after ``after_version``, in version order, upcast."""
+        ...
+
+    def read_latest(
+        self, stream_ids: Sequence[str], types: Sequence[str] | None = None
+    ) -> dict[str, StreamTail]:
+        """For each stream (in one round trip): its head version, and its latest event of
+        each of ``types`` (or, with None, its last event), upcast, in version order."""
         ...
 
     def stream_version(self, stream_id: str) -> int:

@@ -195,3 +195,25 @@ def test_callers_never_share_state_with_the_log(store: EventStore) -> None:
     data["items"].append(2)
     recorded.data["items"].append(3)
     assert store.read_stream(stream)[0].data == {"items": [1]}
+
+
+def test_read_latest_gives_the_head_and_the_latest_event_of_each_type(store: EventStore) -> None:
+    busy, quiet, missing = new_stream(), new_stream(), new_stream()
+    renamed = NewEvent("Renamed", {"old_name": "x"})
+    store.append(busy, 0, [*events("Opened", "Moved", "Moved"), renamed, *events("Moved")])
+    store.append(busy, 5, events("Closed"))
+    store.append(quiet, 0, events("Opened"))
+    tails = store.read_latest([busy, quiet, missing], ["Opened", "Moved", "Renamed"])
+    assert tails[busy].version == 6
+    assert [(e.type, e.version) for e in tails[busy].events] == [
+        ("Opened", 1),
+        ("Renamed", 4),
+        ("Moved", 5),
+    ]
+    assert tails[busy].events[1].data == {"new_name": "x"}  # upcast, as every read is
+    assert (tails[quiet].version, [e.version for e in tails[quiet].events]) == (1, [1])
+    assert (tails[missing].version, tails[missing].events) == (0, [])
+    last = store.read_latest([busy, missing])
+    assert [(e.type, e.version) for e in last[busy].events] == [("Closed", 6)]
+    assert last[busy].events == store.read_stream(busy)[-1:]
+    assert (last[missing].version, last[missing].events) == (0, [])

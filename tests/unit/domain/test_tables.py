@@ -1,10 +1,17 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from casino.domain.errors import InvalidCommand, RuleViolation
-from casino.domain.events import RoundStarted, ShoeStarted
-from casino.domain.tables import decide_open_table, decide_reconfigure_table, fold_table
+from casino.domain.events import DomainEvent, RoundStarted, ShoeStarted
+from casino.domain.tables import (
+    STATE_EVENT_TYPES,
+    decide_open_table,
+    decide_reconfigure_table,
+    fold_table,
+)
 from tests.unit.domain.builders import table_command
 
 
@@ -79,3 +86,27 @@ def test_a_table_is_reconfigured_between_rounds_but_keeps_its_currency() -> None
     assert caught.value.code == "round_in_progress"
     with pytest.raises(InvalidCommand):
         decide_reconfigure_table(table_command(seats=9), state, round_in_progress=False)
+
+
+@given(st.lists(st.sampled_from(["shoe", "round", "reconfigure"]), max_size=30))
+def test_the_latest_event_of_each_state_type_gives_the_whole_streams_state(
+    steps: list[str],
+) -> None:
+    events: list[DomainEvent] = list(decide_open_table(table_command(), None))
+    shoes = rounds = 0
+    for index, step in enumerate(steps):
+        if step == "shoe":
+            events.append(ShoeStarted(table_id="T1", shoe_id=f"S{index}", nonce=shoes))
+            shoes += 1
+        elif step == "round":
+            rounds += 1
+            events.append(
+                RoundStarted(table_id="T1", round_id=f"R{index}", round_number=rounds, shoe_id="S")
+            )
+        else:
+            reconfigured = table_command(main_paytable=1 + index % 5)
+            events.extend(decide_reconfigure_table(reconfigured, fold_table(events), False))
+    latest = {type(e).TYPE: (i, e) for i, e in enumerate(events) if e.TYPE in STATE_EVENT_TYPES}
+    assert fold_table(e for _, e in sorted(latest.values(), key=lambda p: p[0])) == fold_table(
+        events
+    )

@@ -1,0 +1,225 @@
+"""Full 6-seat rounds over HTTP against the API under gunicorn, with K table clients.
+
+Each client is a table system with its own table and API key: it opens a round, places
+six wagers in one batch request and deals, again and again, on one keep-alive
+connection. Figures per K: rounds and wagers per second, and p50/p99 latency per
+endpoint. The baseline, measured in the same run at the same K, is GET /healthz: what
+the server and framework cost with no work behind them. Goal on 2 cores: at least 150
+rounds per second with the p99 deal latency under 50 ms.
+
+    .venv/bin/python bench/http_load.py [--seconds 10] [--clients 1,4,16] [--workers 4]
+
+Uses DATABASE_URL's server (a fresh database) or an embedded Postgres.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support import fresh_database
+
+from casino.app.actors import Role
+from casino.app.keys import KeyStore
+from casino.db.connection import create_pool
+
+SEATS = 6
+GOAL_ROUNDS = 150
+GOAL_DEAL_P99_MS = 50.0
+
+
+class Client:
+    def __init__(self, port: int, key: str) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+
+    def call(self, method: str, path: str, body: object = None) -> tuple[int, Any]:
+        payload = None if body is None else json.dumps(body)
+        self.connection.request(method, path, body=payload, headers=self.headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        return response.status, json.loads(data) if data else None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(url: str, workers: int) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    environment = dict(os.environ, DATABASE_URL=url, REDIS_URL=os.environ.get("REDIS_URL", ""))
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"), "casino.api.wsgi:app",
+            "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+            "--worker-class", "gthread", "--threads", "4", "--log-level", "warning",
+        ],
+        env=environment,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            probe.request("GET", "/healthz")
+            if probe.getresponse().status == 200:
+                return server, port
+        except OSError:
+            pass
+        if time.monotonic() > deadline or server.poll() is not None:
+            server.kill()
+            raise RuntimeError("the API did not come up")
+        time.sleep(0.1)
+
+
+def set_up_table(admin: Client, keys: KeyStore, index: int) -> tuple[str, str, list[str]]:
+    table_id = f"bench-{index}-{uuid.uuid4().hex[:6]}"
+    status, body = admin.call("POST", "/v1/tables", {
+        "table_id": table_id, "name": table_id, "currency": "EUR", "seats": SEATS,
+        "main_paytable": 1, "doubles_paytable": 1, "main_min": 100, "main_max": 100_000,
+        "doubles_min": 100, "doubles_max": 10_000,
+    })  # fmt: skip
+    assert status == 201, body
+    players = [f"{table_id}-p{seat}" for seat in range(1, SEATS + 1)]
+    for player in players:
+        status, body = admin.call(
+            "POST", f"/v1/players/{player}/deposits",
+            {"currency": "EUR", "amount": 10**11, "reference": "bench"},
+        )  # fmt: skip
+        assert status == 201, body
+    return table_id, keys.create(Role.TABLE, [table_id]).secret, players
+
+
+Latencies = dict[str, list[float]]
+
+
+def play(client: Client, table_id: str, players: list[str], until: float, out: Latencies) -> int:
+    rounds = 0
+    wagers = [
+        {"seat": seat, "player_id": player, "main": 500, "doubles": 100}
+        for seat, player in enumerate(players, start=1)
+    ]
+    while time.monotonic() < until:
+        opened = timed(client, out, "open round", f"/v1/tables/{table_id}/rounds",
+                       {"client_seed": "bench"})  # fmt: skip
+        round_path = f"/v1/rounds/{opened['round_id']}"
+        timed(client, out, "place 6 wagers", f"{round_path}/wagers", {"wagers": wagers})
+        timed(client, out, "deal", f"{round_path}/deal", {})
+        rounds += 1
+    return rounds
+
+
+def timed(client: Client, out: Latencies, name: str, path: str, body: object) -> Any:
+    start = time.perf_counter()
+    status, answer = client.call("POST", path, body)
+    out[name].append(time.perf_counter() - start)
+    assert status in (200, 201), (name, status, answer)
+    return answer
+
+
+def healthz(client: Client, table_id: str, players: list[str], until: float, out: Latencies) -> int:
+    count = 0
+    while time.monotonic() < until:
+        start = time.perf_counter()
+        status, _ = client.call("GET", "/healthz")
+        out["GET /healthz"].append(time.perf_counter() - start)
+        assert status == 200
+        count += 1
+    return count
+
+
+def run_clients(
+    port: int,
+    tables: list[tuple[str, str, list[str]]],
+    seconds: float,
+    work: Callable[[Client, str, list[str], float, Latencies], int],
+) -> tuple[int, Latencies, float]:
+    latencies: Latencies = defaultdict(list)
+    counts = [0] * len(tables)
+    barrier = threading.Barrier(len(tables) + 1)
+
+    def client_loop(index: int) -> None:
+        table_id, key, players = tables[index]
+        client = Client(port, key)
+        local: Latencies = defaultdict(list)
+        barrier.wait()
+        counts[index] = work(client, table_id, players, time.monotonic() + seconds, local)
+        for name, values in local.items():
+            latencies[name].extend(values)
+
+    threads = [threading.Thread(target=client_loop, args=(i,)) for i in range(len(tables))]
+    for thread in threads:
+        thread.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return sum(counts), latencies, time.perf_counter() - start
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--clients", default="1,4,16")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
+    args = parser.parse_args()
+    client_counts = [int(k) for k in args.clients.split(",")]
+    with fresh_database() as url:
+        pool = create_pool(url, max_size=2)
+        keys = KeyStore(pool.connection)
+        server, port = start_server(url, args.workers)
+        try:
+            admin = Client(port, keys.create(Role.ADMIN).secret)
+            tables = [set_up_table(admin, keys, i) for i in range(max(client_counts))]
+            print(f"gunicorn: {args.workers} workers x 4 threads; {args.seconds:.0f} s per figure")
+            for k in client_counts:
+                done, base_latency, base_seconds = run_clients(
+                    port, tables[:k], args.seconds, healthz
+                )
+                rounds, latency, seconds = run_clients(port, tables[:k], args.seconds, play)
+                print(f"\nK = {k:>2} clients")
+                print(
+                    f"  baseline GET /healthz: {done / base_seconds:8,.0f} req/s   p50 "
+                    f"{percentile(base_latency['GET /healthz'], 0.5):6.1f} ms   p99 "
+                    f"{percentile(base_latency['GET /healthz'], 0.99):6.1f} ms"
+                )
+                print(
+                    f"  rounds: {rounds / seconds:8,.1f}/s"
+                    f"   wagers: {rounds * SEATS / seconds:8,.1f}/s"
+                    f"   (goal >= {GOAL_ROUNDS} rounds/s)"
+                )
+                for name in ("open round", "place 6 wagers", "deal"):
+                    values = latency[name]
+                    print(
+                        f"  {name:<15} p50 {percentile(values, 0.5):6.1f} ms   "
+                        f"p99 {percentile(values, 0.99):6.1f} ms   ({len(values)} requests)"
+                    )
+                print(f"  deal p99 goal < {GOAL_DEAL_P99_MS:.0f} ms")
+        finally:
+            server.terminate()
+            server.wait(20)
+            pool.close()
+
+
+if __name__ == "__main__":
+    main()
