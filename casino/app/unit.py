@@ -16,7 +16,8 @@ from typing import Any
 from casino.domain.events import DomainEvent, decode, encode
 from casino.eventstore.model import IdempotencyRecord, NewEvent
 from casino.eventstore.protocol import EventStore
-from casino.readmodels.apply_sql import statements
+from casino.readmodels.apply_sql import batched_statements
+from casino.readmodels.changes import RowChange
 from casino.readmodels.projection import Fact, project
 
 
@@ -78,15 +79,17 @@ class Command:
     def commit(self, idempotency: IdempotencyRecord | None) -> None:
         with self.store.transaction() as uow:
             next_version = dict(self.loaded)
+            changes: list[RowChange] = []
             for stream_id, events in self.appends:
                 version = next_version[stream_id]
                 new = [NewEvent(e.TYPE, encode(e), e.SCHEMA_VERSION) for e in events]
                 uow.append(stream_id, version, new, self.metadata)
                 for offset, event in enumerate(new, start=1):
                     fact = Fact(stream_id, version + offset, event.type, event.data, self.at)
-                    for statement, params in statements(project(fact)):
-                        uow.execute(statement, params)
+                    changes.extend(project(fact))
                 next_version[stream_id] = version + len(new)
+            for statement, params in batched_statements(changes):
+                uow.execute(statement, params)
             for sql_text, sql_params in self.sql:
                 uow.execute(sql_text, sql_params)
             if idempotency is not None:

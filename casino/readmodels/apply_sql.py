@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
 from psycopg import sql
 
-from casino.readmodels.changes import TABLE_KEYS, RowChange, Upsert
+from casino.readmodels.changes import TABLE_KEYS, RowChange, Update, Upsert, key_of
 
 ARRAY_COLUMNS = frozenset({"dealt", "hand", "positions", "tile_scores"})
 
@@ -26,7 +26,11 @@ def _added(table: str, column: str, value: sql.Composable) -> sql.Composable:
 
 @cache
 def _upsert_statement(
-    table: str, columns: tuple[str, ...], keep: tuple[str, ...], add: tuple[str, ...]
+    table: str,
+    columns: tuple[str, ...],
+    keep: tuple[str, ...],
+    add: tuple[str, ...],
+    rows: int = 1,
 ) -> str:
     keys = TABLE_KEYS[table]
     assignments = []
@@ -42,11 +46,14 @@ def _upsert_statement(
         else sql.SQL("DO NOTHING")
     )
     return (
-        sql.SQL("INSERT INTO {t} ({cols}) VALUES ({vals}) ON CONFLICT ({keys}) {conflict}")
+        sql.SQL("INSERT INTO {t} ({cols}) VALUES {vals} ON CONFLICT ({keys}) {conflict}")
         .format(
             t=sql.Identifier(table),
             cols=sql.SQL(", ").join(map(sql.Identifier, columns)),
-            vals=sql.SQL(", ").join(_placeholder(c) for c in columns),
+            vals=sql.SQL(", ").join(
+                [sql.SQL("({})").format(sql.SQL(", ").join(_placeholder(c) for c in columns))]
+                * rows
+            ),
             keys=sql.SQL(", ").join(map(sql.Identifier, keys)),
             conflict=conflict,
         )
@@ -92,4 +99,76 @@ def statements(changes: Iterable[RowChange]) -> list[Statement]:
             result.append(
                 (statement, [*change.values.values(), *change.add.values(), *change.key.values()])
             )
+    return result
+
+
+def batched_statements(changes: Sequence[RowChange]) -> list[Statement]:
+    """The same changes in fewer statements: the upserts of a table become one multi-row
+    INSERT, and the updates of one row become one UPDATE.
+
+    Upserts go first, then updates, which keeps every row's own order as long as no
+    upsert touches a row an earlier update changed (projections create a row, then
+    update it); otherwise the changes are sent one by one, in order. Rows with the same
+    key never share an INSERT (ON CONFLICT cannot change one row twice).
+    """
+    if not _upserts_precede_updates(changes):
+        return statements(changes)
+    upserts = [c for c in changes if isinstance(c, Upsert)]
+    updates = [c for c in changes if isinstance(c, Update)]
+    result: list[Statement] = []
+    for batch in _upsert_batches(upserts):
+        first = batch[0]
+        statement = _upsert_statement(
+            first.table, tuple(first.row), first.keep, first.add, len(batch)
+        )
+        result.append((statement, [v for u in batch for v in u.row.values()]))
+    result.extend(statements(_merged_updates(updates)))
+    return result
+
+
+def _upserts_precede_updates(changes: Sequence[RowChange]) -> bool:
+    updated: set[tuple[str, Any]] = set()
+    for change in changes:
+        if isinstance(change, Upsert):
+            if (change.table, key_of(change.table, change.row)) in updated:
+                return False
+        else:
+            updated.add((change.table, key_of(change.table, change.key)))
+    return True
+
+
+def _upsert_batches(upserts: Sequence[Upsert]) -> list[list[Upsert]]:
+    """Upserts of one table and shape, in order; a repeated key starts a later batch."""
+    groups: dict[tuple[Any, ...], list[tuple[set[Any], list[Upsert]]]] = {}
+    for upsert in upserts:
+        batches = groups.setdefault((upsert.table, tuple(upsert.row), upsert.keep, upsert.add), [])
+        key = key_of(upsert.table, upsert.row)
+        batch = next((b for b in batches if key not in b[0]), None)
+        if batch is None:
+            batch = (set(), [])
+            batches.append(batch)
+        batch[0].add(key)
+        batch[1].append(upsert)
+    return [rows for batches in groups.values() for _, rows in batches]
+
+
+def _merged_updates(updates: Sequence[Update]) -> list[Update]:
+    """Consecutive updates of one row as one (later values win, additions add up)."""
+    merged: dict[tuple[str, Any], Update] = {}
+    result: list[Update] = []
+    for update in updates:
+        row = (update.table, key_of(update.table, update.key))
+        earlier = merged.get(row)
+        if earlier is not None and not (
+            earlier.add.keys() & update.values.keys() or earlier.values.keys() & update.add.keys()
+        ):
+            earlier.values.update(update.values)
+            for column, value in update.add.items():
+                earlier.add[column] = (
+                    earlier.add[column] + value if column in earlier.add else value
+                )
+            continue
+        copy = Update(update.table, dict(update.key), dict(update.values), dict(update.add))
+        merged[row] = copy
+        result.append(copy)
     return result
