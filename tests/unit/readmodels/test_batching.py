@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from casino.readmodels.apply_sql import batched_statements, statements
+from casino.readmodels.changes import RowChange, Update, Upsert
+
+
+def balance(player: str, amount: int) -> Upsert:
+    return Upsert("rm_balances", {"player_id": player, "currency": "EUR", "balance": amount,
+                                  "version": 1})  # fmt: skip
+
+
+def test_upserts_of_a_table_share_one_insert_and_updates_of_a_row_merge() -> None:
+    changes: list[RowChange] = [
+        balance("a", 1),
+        balance("b", 2),
+        Update("rm_rounds", {"round_id": "r"}, {"version": 2}, {"wagers": 1, "handle": 5}),
+        Update("rm_rounds", {"round_id": "r"}, {"version": 3}, {"wagers": 1, "handle": 7}),
+    ]
+    batched = batched_statements(changes)
+    assert len(batched) == 2
+    insert, update = batched
+    assert insert[0].count("(%s, %s, %s, %s)") == 2
+    assert insert[1] == ["a", "EUR", 1, 1, "b", "EUR", 2, 1]
+    assert update[1] == [3, 2, 12, "r"]  # version set last, wagers and handle added up
+
+
+def test_a_repeated_key_goes_into_a_later_insert() -> None:
+    batched = batched_statements([balance("a", 1), balance("b", 2), balance("a", 3)])
+    assert [params for _, params in batched] == [
+        ["a", "EUR", 1, 1, "b", "EUR", 2, 1],
+        ["a", "EUR", 3, 1],
+    ]
+
+
+def test_an_upsert_after_an_update_of_its_row_keeps_the_original_order() -> None:
+    changes: list[RowChange] = [
+        Update("rm_balances", {"player_id": "a", "currency": "EUR"}, {"balance": 5}),
+        balance("a", 1),
+    ]
+    assert batched_statements(changes) == statements(changes)
