@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from types import FrameType
 
 from casino.app.actors import Role
@@ -51,23 +53,25 @@ def _first_admin_key(database_url: str) -> str | None:
         pool.close()
 
 
-def _processes(args: argparse.Namespace) -> list[list[str]]:
+def _processes(args: argparse.Namespace, data_dir: Path) -> list[list[str]]:
     bin_dir = os.path.dirname(sys.executable)
     commands = [
         [
             os.path.join(bin_dir, "gunicorn"),
-            "casino.api.wsgi:app",
+            "--config", "python:casino.api.gunicorn_config",
             "--bind", f"{args.host}:{args.port}",
             "--workers", str(args.web_workers),
-            "--worker-class", "gthread",
-            "--threads", "4",
             "--access-logfile", "-",
+            "casino.api.wsgi:app",
         ]
     ]  # fmt: skip
     if importlib.util.find_spec("workers.app") is not None:
         celery = os.path.join(bin_dir, "celery")
         commands.append([celery, "-A", "workers.app", "worker", "--loglevel", "INFO"])
-        commands.append([celery, "-A", "workers.app", "beat", "--loglevel", "INFO"])
+        schedule = str(data_dir / "celerybeat-schedule")
+        commands.append(
+            [celery, "-A", "workers.app", "beat", "--loglevel", "INFO", "--schedule", schedule]
+        )
     return commands
 
 
@@ -85,8 +89,17 @@ def run_up(args: argparse.Namespace) -> int:
     redis_url = resolve_redis_url(settings)
     upgrade(database_url)
     admin_key = _first_admin_key(database_url)
-    environment = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url)
-    commands = _processes(args)
+    # Each gunicorn worker keeps its metrics in files here, so /metrics sums all of them.
+    metrics_dir = settings.data_dir / "metrics"
+    shutil.rmtree(metrics_dir, ignore_errors=True)
+    metrics_dir.mkdir(parents=True)
+    environment = dict(
+        os.environ,
+        DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+    )
+    commands = _processes(args, settings.data_dir)
     children = [subprocess.Popen(command, env=environment) for command in commands]
 
     signal.signal(signal.SIGTERM, _stop)
