@@ -76,7 +76,7 @@ def _processes(args: argparse.Namespace, data_dir: Path) -> list[list[str]]:
 
 
 class _Stop(Exception):
-    """SIGTERM: stop the stack as Ctrl-C does."""
+    """Ctrl-C (SIGINT) or SIGTERM: stop the stack."""
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -103,6 +103,7 @@ def run_up(args: argparse.Namespace) -> int:
     children = [subprocess.Popen(command, env=environment) for command in commands]
 
     signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)  # even where a shell started us with SIGINT ignored
     print(f"casino is up: http://{args.host}:{args.port}  (docs: /docs, OpenAPI: /openapi.json)")
     if admin_key:
         print(f"first admin key (shown once, keep it safe): {admin_key}")
@@ -118,7 +119,7 @@ def run_up(args: argparse.Namespace) -> int:
                 status = 1
                 break
             time.sleep(0.5)  # a supervisor's poll; Ctrl-C or SIGTERM interrupts it at once
-    except (KeyboardInterrupt, _Stop):
+    except _Stop:
         pass
     for child in children:
         if child.poll() is None:
