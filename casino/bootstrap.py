@@ -21,6 +21,7 @@ from casino.db.embedded import start_embedded
 from casino.db.migrations import upgrade
 from casino.embedded_redis import start_embedded_redis
 from casino.eventstore.postgres import PostgresEventStore
+from casino.jobs import Jobs
 
 
 def resolve_redis_url(settings: Settings) -> str:
@@ -70,6 +71,7 @@ class Services:
     store: PostgresEventStore
     casino: Casino
     keys: KeyStore
+    jobs: Jobs
 
     def close(self) -> None:
         self.pool.close()
@@ -78,12 +80,14 @@ class Services:
 def bootstrap(settings: Settings | None = None, migrate: bool = True) -> Services:
     settings = settings or Settings.from_environment()
     database = open_database(settings, migrate)
+    redis_url = resolve_redis_url(settings)
     return Services(
         settings=settings,
         database_url=database.url,
-        redis_url=resolve_redis_url(settings),
+        redis_url=redis_url,
         pool=database.pool,
         store=database.store,
         casino=Casino(database.store, database.pool.connection),
         keys=KeyStore(database.pool.connection),
+        jobs=Jobs(redis_url, settings.task_queue),
     )

@@ -13,6 +13,7 @@ class Settings:
     redis_url: str | None  # None: the embedded Redis in data_dir
     data_dir: Path
     pool_size: int
+    task_queue: str  # the Celery queue the workers consume and the API submits to
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -21,4 +22,5 @@ class Settings:
             redis_url=os.environ.get("REDIS_URL") or None,
             data_dir=Path(os.environ.get("CASINO_DATA_DIR", "var")).expanduser().resolve(),
             pool_size=int(os.environ.get("CASINO_DB_POOL_SIZE", "10")),
+            task_queue=os.environ.get("CASINO_TASK_QUEUE", "casino"),
         )

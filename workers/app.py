@@ -30,6 +30,7 @@ app.conf.update(
     timezone="UTC",
     broker_connection_retry_on_startup=True,
     task_track_started=True,
+    task_default_queue=os.environ.get("CASINO_TASK_QUEUE", "casino"),
     # An unacknowledged task (its worker died) is delivered again after this long. Tasks
     # are idempotent (a rerun records nothing twice), so a short timeout is safe.
     broker_transport_options={

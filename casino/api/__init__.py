@@ -20,13 +20,24 @@ from casino.api.keys.routes import blp as keys
 from casino.api.metrics import Metrics
 from casino.api.paytables.routes import blp as paytables
 from casino.api.players.routes import blp as players
+from casino.api.reconciliations.routes import blp as reconciliations
 from casino.api.rounds.routes import blp as rounds
 from casino.api.shoes.routes import blp as shoes
 from casino.api.spec import create_api
 from casino.api.tables.routes import blp as tables
 from casino.bootstrap import Services, bootstrap
 
-BLUEPRINTS = (tables, players, rounds, shoes, events, paytables, keys, health)
+BLUEPRINTS = (
+    tables,
+    players,
+    rounds,
+    shoes,
+    events,
+    paytables,
+    keys,
+    reconciliations,
+    health,
+)
 MAX_BODY_BYTES = 64 * 1024  # the largest real body (seven seats' wagers) is under 1 KiB
 
 

@@ -18,6 +18,8 @@ class Server:
     base_url: str
     database_url: str
     log: Path
+    redis_url: str = ""
+    task_queue: str = ""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ server); Redis is ``REDIS_URL`` when set, otherwise an embedded one. Each sessio
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -71,6 +72,7 @@ def server(
     make_database: object, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     database_url = make_database()  # type: ignore[operator]
+    task_queue = f"casino-e2e-{secrets.token_hex(4)}"  # sessions sharing a Redis stay apart
     folder = tmp_path_factory.mktemp("api")
     log = folder / "gunicorn.log"
     metrics = folder / "metrics"
@@ -82,6 +84,7 @@ def server(
         "REDIS_URL": redis_url,
         "CASINO_DATA_DIR": str(folder),
         "CASINO_DB_POOL_SIZE": "8",
+        "CASINO_TASK_QUEUE": task_queue,
         # Both workers write their metrics here, so /metrics counts the whole server.
         "PROMETHEUS_MULTIPROC_DIR": str(metrics),
     }
@@ -97,7 +100,7 @@ def server(
         )
     try:
         _wait_until_ready(base_url, process, log)
-        yield Server(base_url, database_url, log)
+        yield Server(base_url, database_url, log, redis_url, task_queue)
     finally:
         process.terminate()
         try:

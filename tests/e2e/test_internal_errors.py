@@ -32,7 +32,7 @@ def _pool_exhausted() -> str:
 
 @pytest.fixture
 def app(server: Server, redis_url: str, tmp_path: Path) -> Iterator[Flask]:
-    settings = Settings(server.database_url, redis_url, tmp_path, pool_size=2)
+    settings = Settings(server.database_url, redis_url, tmp_path, pool_size=2, task_queue="unused")
     services = bootstrap(settings, migrate=False)
     app = create_app(services)
     app.add_url_rule("/bug", view_func=_bug)

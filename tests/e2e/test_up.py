@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -59,7 +61,8 @@ def stop(process: subprocess.Popen[bytes]) -> int:
 def test_casino_up_runs_the_stack_on_embedded_defaults_and_keeps_its_data(
     tmp_path: Path,
 ) -> None:
-    data_dir, port = tmp_path / "var", free_port()
+    # Not under pytest's folders: see server_url in tests/integration/conftest.py.
+    data_dir, port = Path(tempfile.mkdtemp(prefix="casino-test-up-")) / "var", free_port()
     first_log = tmp_path / "first.log"
     process = start(data_dir, port, first_log)
     try:
@@ -94,3 +97,4 @@ def test_casino_up_runs_the_stack_on_embedded_defaults_and_keeps_its_data(
         assert again.json()["name"] == "Up"
     finally:
         assert stop(process) == 0
+        shutil.rmtree(data_dir.parent, ignore_errors=True)

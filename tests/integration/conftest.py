@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Protocol
 
 import psycopg
@@ -27,13 +29,21 @@ from casino.eventstore.postgres import PostgresEventStore
 
 
 @pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Postgres server this session may create databases on (as a superuser)."""
+def server_url() -> Iterator[str]:
+    """A Postgres server this session may create databases on (as a superuser).
+
+    The embedded server's folder is not under pytest's temporary folders: run as root,
+    pgserver runs Postgres as another user and opens the folders above its data for
+    it, and a concurrent pytest session closes /tmp/pytest-of-<user> again.
+    """
     url = os.environ.get("DATABASE_URL")
     if url:
         yield url
         return
-    with embedded_postgres(tmp_path_factory.mktemp("postgres") / "data") as url:
+    with (
+        tempfile.TemporaryDirectory(prefix="casino-test-pg-") as folder,
+        embedded_postgres(Path(folder) / "data") as url,
+    ):
         yield url
 
 

@@ -1,0 +1,74 @@
+"""Reconciliation on demand: POST queues a run on the workers; GET reads its outcome,
+which the run appends to the log (admin and auditor keys)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from casino.api.auth import OVERSEERS, allow
+from casino.api.context import services
+from casino.api.reconciliations.schemas import (
+    ListArgsSchema,
+    RequestReconciliationSchema,
+    RunListSchema,
+    RunSchema,
+)
+from casino.api.spec import Blueprint, problems
+from casino.domain import validation
+from casino.domain.errors import NotFound
+from casino.reconcile.queries import recent_runs, recorded_run
+
+TASK = "workers.tasks.reconcile"
+_STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running",
+           "RETRY": "running", "FAILURE": "failed", "SUCCESS": "completed"}  # fmt: skip
+
+blp = Blueprint("reconciliations", __name__, url_prefix="/v1/reconciliations",
+                description="Reconciliation of the log and the money")  # fmt: skip
+
+
+@blp.route("", methods=["POST"])
+@allow(OVERSEERS)
+@problems(422)
+@blp.arguments(RequestReconciliationSchema())
+@blp.response(202, RunSchema)
+def request_run(args: dict[str, Any]) -> Any:
+    """Queue a reconciliation run"""
+    run_id = uuid.uuid4().hex
+    services().jobs.submit(TASK, run_id, stuck_minutes=args["stuck_minutes"])
+    return {"run_id": run_id, "status": "queued", "checks": [], "findings": []}
+
+
+@blp.route("/<string:run_id>")
+@allow(OVERSEERS)
+@problems(404)
+@blp.response(200, RunSchema)
+def get_run(run_id: str) -> Any:
+    """A run's outcome: every check and every finding, once it has completed"""
+    validation.identifier(run_id, "run_id")
+    with services().pool.connection() as connection:
+        run = recorded_run(connection, run_id)
+    if run is not None:
+        return {**run, "status": "completed"}
+    state = _STATES.get(services().jobs.state(run_id), "queued")
+    if state == "queued" and not _known(run_id):
+        raise NotFound("run_not_found", f"no reconciliation run {run_id}", "run_id")
+    return {"run_id": run_id, "status": state, "checks": [], "findings": []}
+
+
+@blp.route("")
+@allow(OVERSEERS)
+@problems(422)
+@blp.arguments(ListArgsSchema(), location="query")
+@blp.response(200, RunListSchema)
+def list_runs(args: dict[str, Any]) -> Any:
+    """The latest completed runs, newest first (without their findings)"""
+    with services().pool.connection() as connection:
+        runs = recent_runs(connection, args["limit"])
+    return {"runs": [{**run, "status": "completed", "findings": []} for run in runs]}
+
+
+def _known(run_id: str) -> bool:
+    # Celery cannot tell a queued task from one it never heard of: run ids are uuid4
+    # hex, so anything else is certainly unknown.
+    return len(run_id) == 32 and all(c in "0123456789abcdef" for c in run_id)
