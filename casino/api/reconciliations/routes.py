@@ -36,7 +36,7 @@ def request_run(args: dict[str, Any]) -> Any:
     """Queue a reconciliation run"""
     run_id = uuid.uuid4().hex
     services().jobs.submit(TASK, run_id, stuck_minutes=args["stuck_minutes"])
-    return {"run_id": run_id, "status": "queued", "checks": [], "findings": []}
+    return _pending(run_id, "queued")
 
 
 @blp.route("/<string:run_id>")
@@ -53,7 +53,7 @@ def get_run(run_id: str) -> Any:
     state = _STATES.get(services().jobs.state(run_id), "queued")
     if state == "queued" and not _known(run_id):
         raise NotFound("run_not_found", f"no reconciliation run {run_id}", "run_id")
-    return {"run_id": run_id, "status": state, "checks": [], "findings": []}
+    return _pending(run_id, state)
 
 
 @blp.route("")
@@ -66,6 +66,13 @@ def list_runs(args: dict[str, Any]) -> Any:
     with services().pool.connection() as connection:
         runs = recent_runs(connection, args["limit"])
     return {"runs": [{**run, "status": "completed", "findings": []} for run in runs]}
+
+
+def _pending(run_id: str, status: str) -> dict[str, Any]:
+    return {
+        "run_id": run_id, "status": status, "clean": None, "started_at": None,
+        "finished_at": None, "checks": [], "findings": [],
+    }  # fmt: skip
 
 
 def _known(run_id: str) -> bool:
