@@ -17,7 +17,7 @@ from casino.bootstrap import resolve_redis_url
 from casino.config import Settings
 from workers import schedule
 
-app = Celery("casino", include=["workers.tasks"])
+app = Celery("casino", include=["workers.tasks", "workers.webhooks"])
 app.conf.update(
     task_acks_late=True,  # a task whose worker dies is delivered again
     task_reject_on_worker_lost=True,

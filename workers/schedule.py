@@ -6,7 +6,22 @@ import os
 from datetime import timedelta
 
 RECONCILE_EVERY = timedelta(minutes=float(os.environ.get("CASINO_RECONCILE_MINUTES", "15")))
+WEBHOOK_FANOUT_EVERY = timedelta(
+    seconds=float(os.environ.get("CASINO_WEBHOOK_FANOUT_SECONDS", "2"))
+)
+WEBHOOK_SEND_EVERY = timedelta(seconds=float(os.environ.get("CASINO_WEBHOOK_SEND_SECONDS", "2")))
 
+# `expires` keeps beat from piling up runs while a slow one drains a backlog.
 BEAT_SCHEDULE = {
     "reconcile": {"task": "workers.tasks.reconcile", "schedule": RECONCILE_EVERY},
+    "webhooks-fanout": {
+        "task": "workers.webhooks.fanout",
+        "schedule": WEBHOOK_FANOUT_EVERY,
+        "options": {"expires": WEBHOOK_FANOUT_EVERY.total_seconds()},
+    },
+    "webhooks-send": {
+        "task": "workers.webhooks.send_due",
+        "schedule": WEBHOOK_SEND_EVERY,
+        "options": {"expires": WEBHOOK_SEND_EVERY.total_seconds()},
+    },
 }

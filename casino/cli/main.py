@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from casino import __version__
-from casino.cli import db, keys, odds, reconcile, shoe, up
+from casino.cli import db, keys, odds, reconcile, shoe, up, webhooks
 from casino.cli.args import Parser, UsageError, fail
 
 
@@ -20,6 +20,7 @@ def build_parser() -> Parser:
     keys.add_parser(commands)
     up.add_parser(commands)
     reconcile.add_parser(commands)
+    webhooks.add_parser(commands)
     return parser
 
 
