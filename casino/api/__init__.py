@@ -25,6 +25,7 @@ from casino.api.rounds.routes import blp as rounds
 from casino.api.shoes.routes import blp as shoes
 from casino.api.spec import create_api
 from casino.api.tables.routes import blp as tables
+from casino.api.webhooks.routes import blp as webhooks
 from casino.bootstrap import Services, bootstrap
 
 BLUEPRINTS = (
@@ -36,6 +37,7 @@ BLUEPRINTS = (
     paytables,
     keys,
     reconciliations,
+    webhooks,
     health,
 )
 MAX_BODY_BYTES = 64 * 1024  # the largest real body (seven seats' wagers) is under 1 KiB
