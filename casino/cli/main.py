@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from casino import __version__
-from casino.cli import db, keys, odds, reconcile, shoe, up, webhooks
+from casino.cli import audit, db, keys, odds, reconcile, shoe, up, webhooks
 from casino.cli.args import Parser, UsageError, fail
 
 
@@ -21,6 +21,7 @@ def build_parser() -> Parser:
     up.add_parser(commands)
     reconcile.add_parser(commands)
     webhooks.add_parser(commands)
+    audit.add_parser(commands)
     return parser
 
 
