@@ -6,6 +6,7 @@ import os
 from datetime import timedelta
 
 RECONCILE_EVERY = timedelta(minutes=float(os.environ.get("CASINO_RECONCILE_MINUTES", "15")))
+RNG_AUDIT_EVERY = timedelta(minutes=float(os.environ.get("CASINO_RNG_AUDIT_MINUTES", "60")))
 WEBHOOK_FANOUT_EVERY = timedelta(
     seconds=float(os.environ.get("CASINO_WEBHOOK_FANOUT_SECONDS", "2"))
 )
@@ -14,6 +15,7 @@ WEBHOOK_SEND_EVERY = timedelta(seconds=float(os.environ.get("CASINO_WEBHOOK_SEND
 # `expires` keeps beat from piling up runs while a slow one drains a backlog.
 BEAT_SCHEDULE = {
     "reconcile": {"task": "workers.tasks.reconcile", "schedule": RECONCILE_EVERY},
+    "rng-audit": {"task": "workers.tasks.audit_rng", "schedule": RNG_AUDIT_EVERY},
     "webhooks-fanout": {
         "task": "workers.webhooks.fanout",
         "schedule": WEBHOOK_FANOUT_EVERY,

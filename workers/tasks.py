@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 from functools import cache
 from typing import Any
 
 from celery import Task
 
+from casino.audit import SIGNIFICANCE
+from casino.audit.record import record_audit, recorded_audit
+from casino.audit.rng import audit_rng as run_rng_audit
 from casino.bootstrap import Database, open_database
 from casino.eventstore.model import ConcurrencyError
 from casino.reconcile.run import DEFAULT_STUCK_AGE
@@ -49,3 +53,22 @@ def recorded_run(db: Database, run_id: str) -> dict[str, Any] | None:
     events = db.store.read_stream(f"reconciliation-{run_id}")
     completed = [e.data for e in events if e.type == "ReconciliationCompleted"]
     return completed[0] if completed else None
+
+
+@app.task(name="workers.tasks.audit_rng", bind=True)  # type: ignore[untyped-decorator]
+def audit_rng(task: Task, significance: float | None = None) -> dict[str, Any]:
+    """Audit every closed shoe; the report is appended to the log once per run (a
+    redelivered task keeps its id, and finds its report already recorded)."""
+    db = database()
+    run_id = str(task.request.id)
+    with db.pool.connection() as connection:
+        recorded = recorded_audit(connection, run_id)
+        if recorded is not None:
+            return recorded
+        report = run_rng_audit(connection, significance or SIGNIFICANCE).as_json()
+    with contextlib.suppress(ConcurrencyError):  # a twin delivery recorded it first
+        record_audit(db.store, run_id, report)
+    with db.pool.connection() as connection:
+        stored = recorded_audit(connection, run_id)
+    assert stored is not None
+    return stored

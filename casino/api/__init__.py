@@ -11,6 +11,7 @@ import redis
 from flask import Flask, request
 
 from casino.api import errors
+from casino.api.audits.routes import blp as audits
 from casino.api.auth import Authenticator, authenticate
 from casino.api.context import EXTENSION, ApiState
 from casino.api.events.routes import blp as events
@@ -37,6 +38,7 @@ BLUEPRINTS = (
     paytables,
     keys,
     reconciliations,
+    audits,
     webhooks,
     health,
 )

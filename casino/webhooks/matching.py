@@ -16,7 +16,9 @@ from casino.domain.events import EVENT_TYPES
 
 # The types a subscription may ask for: the domain's, and those the workers append
 # (casino/reconcile/run.py). A worker that appends a new type adds it here.
-WORKER_EVENT_TYPES = frozenset({"DiscrepanciesFound", "ReconciliationCompleted"})
+WORKER_EVENT_TYPES = frozenset(
+    {"DiscrepanciesFound", "ReconciliationCompleted", "RngAuditCompleted"}
+)
 KNOWN_EVENT_TYPES = frozenset(EVENT_TYPES) | WORKER_EVENT_TYPES
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from casino.api.auth import OVERSEERS, allow
 from casino.api.context import services
+from casino.api.jobs import job_status
 from casino.api.reconciliations.schemas import (
     ListArgsSchema,
     RequestReconciliationSchema,
@@ -20,8 +21,6 @@ from casino.domain.errors import NotFound
 from casino.reconcile.queries import recent_runs, recorded_run
 
 TASK = "workers.tasks.reconcile"
-_STATES = {"PENDING": "queued", "RECEIVED": "queued", "STARTED": "running",
-           "RETRY": "running", "FAILURE": "failed", "SUCCESS": "completed"}  # fmt: skip
 
 blp = Blueprint("reconciliations", __name__, url_prefix="/v1/reconciliations",
                 description="Reconciliation of the log and the money")  # fmt: skip
@@ -50,8 +49,8 @@ def get_run(run_id: str) -> Any:
         run = recorded_run(connection, run_id)
     if run is not None:
         return {**run, "status": "completed"}
-    state = _STATES.get(services().jobs.state(run_id), "queued")
-    if state == "queued" and not _known(run_id):
+    state = job_status(run_id)
+    if state is None:
         raise NotFound("run_not_found", f"no reconciliation run {run_id}", "run_id")
     return _pending(run_id, state)
 
@@ -73,9 +72,3 @@ def _pending(run_id: str, status: str) -> dict[str, Any]:
         "run_id": run_id, "status": status, "clean": None, "started_at": None,
         "finished_at": None, "checks": [], "findings": [],
     }  # fmt: skip
-
-
-def _known(run_id: str) -> bool:
-    # Celery cannot tell a queued task from one it never heard of: run ids are uuid4
-    # hex, so anything else is certainly unknown.
-    return len(run_id) == 32 and all(c in "0123456789abcdef" for c in run_id)
