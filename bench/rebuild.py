@@ -1,8 +1,8 @@
 """Rebuilding every read model from a log of N events (default 1,000,000).
 
 The log is synthesised by the real domain decisions (tables, deposits, 6-seat rounds
-dealt from real shoes, settlements, payouts), written straight into the events table
-with COPY; its hash fields are placeholders, since a rebuild does not read them. Then:
+dealt from real shoes, settlements, payouts), hash-chained as the store chains it, and
+written straight into the events table with COPY. Then:
 
 - baseline: reading every event in global order (the same server-side cursor), no work;
 - rebuild with replace (the first one fills the live read models);
@@ -16,7 +16,6 @@ Goal: at least 50,000 events per second.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import resource
 import secrets
@@ -39,6 +38,7 @@ from casino.domain.streams import (
     shoe_stream,
     table_stream,
 )
+from casino.eventstore.canonical import ZERO_HASH, canonical_json, chain_hash
 from casino.game.shoe import shuffle
 from casino.readmodels.rebuild import _events, rebuild
 
@@ -47,18 +47,28 @@ SEATS = 6
 
 
 class SyntheticLog:
+    """Events as the store would write them: versions and a true hash chain per stream."""
+
     def __init__(self) -> None:
-        self.versions: dict[str, int] = {}
+        self.heads: dict[str, tuple[int, str]] = {}
         self.rows: list[tuple[object, ...]] = []
-        self.metadata = json.dumps({"actor": "bench", "at": datetime.now(UTC).isoformat()})
+        metadata = {"actor": "bench", "at": datetime.now(UTC).isoformat()}
+        self.metadata, self.metadata_json = json.dumps(metadata), canonical_json(metadata)
 
     def emit(self, stream: str, events: list[DomainEvent]) -> None:
         for event in events:
-            version = self.versions.get(stream, 0) + 1
-            self.versions[stream] = version
-            data = json.dumps(encode(event))
-            digest = hashlib.sha256(data.encode()).hexdigest()
-            self.rows.append((stream, version, event.TYPE, 1, data, self.metadata, digest, digest))
+            version, previous = self.heads.get(stream, (0, ZERO_HASH))
+            version += 1
+            data = encode(event)
+            digest = chain_hash(
+                stream_id=stream, version=version, event_type=event.TYPE, schema_version=1,
+                data_json=canonical_json(data), metadata_json=self.metadata_json,
+                previous_hash=previous,
+            )  # fmt: skip
+            self.heads[stream] = (version, digest)
+            self.rows.append(
+                (stream, version, event.TYPE, 1, json.dumps(data), self.metadata, previous, digest)
+            )
 
 
 def synthesise(target: int) -> SyntheticLog:
