@@ -6,6 +6,8 @@ import os
 from datetime import timedelta
 
 RECONCILE_EVERY = timedelta(minutes=float(os.environ.get("CASINO_RECONCILE_MINUTES", "15")))
+# A round still open after this long is reported by reconciliation.
+STUCK_ROUND_MINUTES = float(os.environ.get("CASINO_STUCK_ROUND_MINUTES", "30"))
 RNG_AUDIT_EVERY = timedelta(minutes=float(os.environ.get("CASINO_RNG_AUDIT_MINUTES", "60")))
 WEBHOOK_FANOUT_EVERY = timedelta(
     seconds=float(os.environ.get("CASINO_WEBHOOK_FANOUT_SECONDS", "2"))
@@ -14,7 +16,11 @@ WEBHOOK_SEND_EVERY = timedelta(seconds=float(os.environ.get("CASINO_WEBHOOK_SEND
 
 # `expires` keeps beat from piling up runs while a slow one drains a backlog.
 BEAT_SCHEDULE = {
-    "reconcile": {"task": "workers.tasks.reconcile", "schedule": RECONCILE_EVERY},
+    "reconcile": {
+        "task": "workers.tasks.reconcile",
+        "schedule": RECONCILE_EVERY,
+        "kwargs": {"stuck_minutes": STUCK_ROUND_MINUTES},
+    },
     "rng-audit": {"task": "workers.tasks.audit_rng", "schedule": RNG_AUDIT_EVERY},
     "webhooks-fanout": {
         "task": "workers.webhooks.fanout",
