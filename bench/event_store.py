@@ -16,10 +16,7 @@ Uses DATABASE_URL when set, otherwise an embedded Postgres in a temporary folder
 from __future__ import annotations
 
 import argparse
-import os
-import secrets
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -29,11 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from psycopg import Connection, sql
+from psycopg import Connection
 
-from casino.db.connection import create_pool, with_database
-from casino.db.embedded import embedded_postgres
-from casino.db.migrations import upgrade
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support import fresh_database
+
+from casino.db.connection import create_pool
 from casino.eventstore import IdempotencyRecord, NewEvent
 from casino.eventstore.postgres import PostgresEventStore
 
@@ -43,29 +42,14 @@ ROUNDS = 6  # alternations of baseline and command per figure, against drift
 
 @contextmanager
 def bench_database() -> Iterator[str]:
-    """A fresh, migrated database, dropped afterwards."""
-    with ExitStack() as stack:
-        server = os.environ.get("DATABASE_URL")
-        if not server:
-            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="casino-bench-"))
-            server = stack.enter_context(embedded_postgres(Path(folder) / "pgdata"))
-        name = f"casino_bench_{secrets.token_hex(4)}"
-        with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        try:
-            url = with_database(server, name)
-            upgrade(url)
-            with psycopg.connect(url, autocommit=True) as conn:
-                conn.execute(
-                    "CREATE TABLE bench_baseline ("
-                    " id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, payload text NOT NULL)"
-                )
-            yield url
-        finally:
-            with psycopg.connect(server, autocommit=True) as admin:
-                admin.execute(
-                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-                )
+    """A fresh, migrated database with the baseline's plain table, dropped afterwards."""
+    with fresh_database() as url:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(
+                "CREATE TABLE bench_baseline ("
+                " id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, payload text NOT NULL)"
+            )
+        yield url
 
 
 def run_writers(steps: list[Callable[[], None]], seconds: float) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from casino.domain import validation
 from casino.domain.errors import RuleViolation
@@ -45,6 +46,7 @@ def fold_account(player_id: str, currency: str, events: Iterable[DomainEvent]) -
     return AccountState(player_id, currency, balance)
 
 
+Credit = TypeVar("Credit", PayoutCredited, StakeRefunded)
 MAX_BALANCE = 2**53 - 1  # every amount in the log stays an exact JSON number
 
 
@@ -115,27 +117,30 @@ def debit_stake(
 def credit_payout(
     account: AccountState, table_id: str, round_id: str, seats: list[int], amount: int
 ) -> PayoutCredited:
-    postings = transfer(table_account(table_id), player_account(account.player_id), amount)
-    return PayoutCredited(
-        player_id=account.player_id,
-        currency=account.currency,
-        amount=amount,
-        balance_after=_within_limit(account, amount, "round_id"),
-        postings=postings_data(postings),
-        round_id=round_id,
-        seats=seats,
-    )
+    return _from_table(PayoutCredited, account, table_id, round_id, seats, amount)
 
 
 def refund_stake(
     account: AccountState, table_id: str, round_id: str, seats: list[int], amount: int
 ) -> StakeRefunded:
+    return _from_table(StakeRefunded, account, table_id, round_id, seats, amount)
+
+
+def _from_table(
+    kind: type[Credit],
+    account: AccountState,
+    table_id: str,
+    round_id: str,
+    seats: list[int],
+    amount: int,
+) -> Credit:
+    """Money from the table's account to the player's, for some seats of a round."""
     postings = transfer(table_account(table_id), player_account(account.player_id), amount)
-    return StakeRefunded(
+    return kind(
         player_id=account.player_id,
         currency=account.currency,
         amount=amount,
-        balance_after=account.after(amount),
+        balance_after=_within_limit(account, amount, "round_id"),
         postings=postings_data(postings),
         round_id=round_id,
         seats=seats,
