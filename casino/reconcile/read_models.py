@@ -38,7 +38,12 @@ _SOURCES: dict[str, tuple[str, str, str]] = {
         "stream_id",
         "data->>'player_id' COLLATE \"C\", data->>'currency' COLLATE \"C\"",
     ),
-    "ledger_postings": ("stream_id LIKE 'account-%'", "stream_id", 'stream_id COLLATE "C"'),
+    # A ledger line depends on its own event alone: one event is one group.
+    "ledger_postings": (
+        "stream_id LIKE 'account-%'",
+        "stream_id || '@' || version",
+        'stream_id COLLATE "C"',
+    ),
     "rm_round_players": (
         "stream_id LIKE 'account-%' AND data ? 'round_id'",
         "data->>'round_id'",
@@ -60,8 +65,8 @@ class TableCheck:
         return not (self.missing or self.extra or self.differing)
 
 
-def _groups(connection: psycopg.Connection[Any], table: str) -> Iterator[list[list[Any]]]:
-    """The table's source events, one group at a time, in the group order."""
+def _events(connection: psycopg.Connection[Any], table: str) -> Iterator[tuple[Any, list[Any]]]:
+    """The table's source events as (group, event), groups contiguous and in order."""
     where, group, order = _SOURCES[table]
     query = (
         f"SELECT {group}, json_build_array(stream_id, version, type, data, metadata->'at')::text"
@@ -70,28 +75,35 @@ def _groups(connection: psycopg.Connection[Any], table: str) -> Iterator[list[li
     with connection.cursor(name=f"check_{table}") as cursor:
         cursor.itersize = BATCH
         cursor.execute(query.encode())
-        current: Any = None
-        events: list[list[Any]] = []
         for key, text in cursor:
-            if key != current and events:
-                yield events
-                events = []
-            current = key
-            events.append(orjson.loads(text))
-        if events:
-            yield events
+            yield key, orjson.loads(text)
 
 
 def _rebuilt_rows(connection: psycopg.Connection[Any], table: str) -> Iterator[tuple[Any, ...]]:
-    """The rows the log gives for ``table``, in key order."""
-    for events in _groups(connection, table):
-        models = MemoryReadModels()
-        for stream_id, version, event_type, data, at in events:
-            when = datetime.fromisoformat(at) if at else datetime.min
-            models.apply(project(Fact(stream_id, version, event_type, data, when)))
-        rows = models.tables[table]
-        for key in sorted(rows):
-            yield key, tuple(rows[key][c] for c in TABLE_COLUMNS[table])
+    """The rows the log gives for ``table``, in key order.
+
+    Each group is folded as its events stream by, applying only the changes to this
+    table (a table's rows never depend on another's), so memory holds one group's rows
+    of one table: one balance for a player's whole account, one row for a table's
+    whole history.
+    """
+    models = MemoryReadModels()
+    current: Any = None
+    for key, (stream_id, version, event_type, data, at) in _events(connection, table):
+        if key != current:
+            yield from _sorted_rows(models, table)
+            models = MemoryReadModels()
+            current = key
+        when = datetime.fromisoformat(at) if at else datetime.min
+        changes = project(Fact(stream_id, version, event_type, data, when))
+        models.apply([change for change in changes if change.table == table])
+    yield from _sorted_rows(models, table)
+
+
+def _sorted_rows(models: MemoryReadModels, table: str) -> Iterator[tuple[Any, ...]]:
+    rows = models.tables[table]
+    for key in sorted(rows):
+        yield key, tuple(rows[key][c] for c in TABLE_COLUMNS[table])
 
 
 def _live_rows(connection: psycopg.Connection[Any], table: str) -> Iterator[tuple[Any, ...]]:
