@@ -39,7 +39,7 @@ from psycopg.pq import TransactionStatus
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
-from casino.eventstore.canonical import ZERO_HASH, parse_json
+from casino.eventstore.canonical import ZERO_HASH, parse_json, parse_json_fast
 from casino.eventstore.head_cache import HeadCache
 from casino.eventstore.model import (
     ConcurrencyError,
@@ -381,8 +381,8 @@ class PostgresEventStore:
             version=row[2],
             type=row[3],
             schema_version=row[4],
-            data=parse_json(row[5]),
-            metadata=parse_json(row[6]),
+            data=parse_json_fast(row[5]),
+            metadata=parse_json_fast(row[6]),
             recorded_at=row[7],
             previous_hash=row[8],
             hash=row[9],

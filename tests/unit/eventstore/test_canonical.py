@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -9,7 +10,13 @@ import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casino.eventstore.canonical import ZERO_HASH, canonical_json, event_hash, parse_json
+from casino.eventstore.canonical import (
+    ZERO_HASH,
+    canonical_json,
+    event_hash,
+    parse_json,
+    parse_json_fast,
+)
 
 json_scalars = (
     st.none()
@@ -166,3 +173,20 @@ def test_huge_numbers_spelled_as_integers_read_back_as_the_floats_they_were() ->
     # Postgres prints the float 1e300 as a 301-digit integer.
     spelled = '{"n": 1' + "0" * 300 + "}"
     assert canonical_json(parse_json(spelled)) == canonical_json({"n": 1e300})
+
+
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.text()
+        | st.floats(allow_nan=False, allow_infinity=False),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+        max_leaves=20,
+    )
+)
+def test_the_fast_parser_reads_what_the_exact_one_reads(value: object) -> None:
+    text = json.dumps({"v": value})
+    assert parse_json_fast(text) == parse_json(text)
+    assert parse_json_fast(text.encode()) == parse_json(text)
