@@ -25,6 +25,7 @@ from psycopg_pool import ConnectionPool
 from casino.db.connection import create_pool, with_database
 from casino.db.embedded import embedded_postgres
 from casino.db.migrations import upgrade
+from casino.embedded_redis import start_embedded_redis, stop_embedded_redis
 from casino.eventstore.postgres import PostgresEventStore
 
 
@@ -106,3 +107,16 @@ def event_store(pool: ConnectionPool[Connection[Any]]) -> PostgresEventStore:
 def fresh_database_url(make_database: DatabaseFactory) -> str:
     """A migrated database of this test's own, for tests about the whole log."""
     return make_database()
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``REDIS_URL``, or one embedded Redis for the whole session (one, so that every
+    Celery client in the process talks to the same broker)."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    folder = tmp_path_factory.mktemp("redis")
+    yield start_embedded_redis(Path(folder))
+    stop_embedded_redis(Path(folder))

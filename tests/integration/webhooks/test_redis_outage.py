@@ -4,11 +4,13 @@ the workers catch up with everything logged meanwhile once Redis is back."""
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from celery import Celery
 from celery.exceptions import TimeoutError as CeleryTimeout
 
 from casino.api import create_app
@@ -20,8 +22,6 @@ from casino.webhooks.subscriptions import create_subscription
 from tests.integration.webhooks.conftest import WebhookWorkerFactory
 from tests.integration.webhooks.receiver import Answer, Receiver, always
 from tests.integration.webhooks.scene import Fresh, expected, log, play, wait_until
-from workers.app import use_broker
-from workers.webhooks import fanout, send_due
 
 pytestmark = pytest.mark.integration
 
@@ -36,15 +36,20 @@ def redis_folder(tmp_path: Path) -> Iterator[Path]:
 @pytest.fixture
 def redis_url(redis_folder: Path) -> str:
     """A Redis of this test's own (overriding the shared one): it is going to be stopped."""
-    url = start_embedded_redis(redis_folder)
-    use_broker(url)
-    return url
+    return start_embedded_redis(redis_folder)
 
 
-def ask(task: Any, queue: str, **kwargs: Any) -> None:
+@pytest.fixture
+def worker_queue() -> str:
+    """This test's queue (overriding the shared fixture, which points the process-wide
+    Celery app at the shared Redis)."""
+    return f"casino-test-{secrets.token_hex(4)}"
+
+
+def ask(client: Celery, task: str, queue: str, **kwargs: Any) -> None:
     """Send a task and wait for it; while the worker is still reconnecting, ask again."""
     with contextlib.suppress(CeleryTimeout):
-        task.apply_async(kwargs=kwargs, queue=queue).get(timeout=5)
+        client.send_task(task, kwargs=kwargs, queue=queue).get(timeout=5)
 
 
 def test_commands_go_on_without_redis_and_the_workers_catch_up(
@@ -86,9 +91,12 @@ def test_commands_go_on_without_redis_and_the_workers_catch_up(
     want = expected(log(pool))
     assert any(e.data.get("round_id") == round_id for e in want)
 
+    # A client of its own, so the process-wide Celery app keeps the shared broker.
+    client = Celery("outage-test", broker=redis_url, backend=redis_url)
+
     def catch_up() -> None:
-        ask(fanout, worker_queue)
-        ask(send_due, worker_queue, max_seconds=2)
+        ask(client, "workers.webhooks.fanout", worker_queue)
+        ask(client, "workers.webhooks.send_due", worker_queue, max_seconds=2)
 
     wait_until(lambda: len(hooks.accepted()) >= len(want), catch_up)
     delivered = sorted({r.event["position"] for r in hooks.accepted()})
