@@ -32,8 +32,18 @@ def worker_queue(redis_url: str) -> str:
 
 
 @pytest.fixture
+def worker_settings() -> dict[str, str]:
+    """Extra environment for the workers (a test folder may override this fixture)."""
+    return {}
+
+
+@pytest.fixture
 def start_worker(
-    fresh_database_url: str, redis_url: str, worker_queue: str, tmp_path: Path
+    fresh_database_url: str,
+    redis_url: str,
+    worker_queue: str,
+    worker_settings: dict[str, str],
+    tmp_path: Path,
 ) -> Iterator[WorkerFactory]:
     """Start Celery workers on the test's database and queue; all are stopped at the end."""
     started: list[subprocess.Popen[bytes]] = []
@@ -43,6 +53,7 @@ def start_worker(
         REDIS_URL=redis_url,
         CASINO_TASK_VISIBILITY_SECONDS="2",
         CASINO_TASK_RESTORE_SECONDS="1",
+        **worker_settings,
     )
 
     def start() -> subprocess.Popen[bytes]:
