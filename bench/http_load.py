@@ -18,9 +18,11 @@ import argparse
 import http.client
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -36,6 +38,7 @@ from support import fresh_database
 from casino.app.actors import Role
 from casino.app.keys import KeyStore
 from casino.db.connection import create_pool
+from casino.embedded_redis import start_embedded_redis, stop_embedded_redis
 
 SEATS = 6
 GOAL_ROUNDS = 150
@@ -61,9 +64,9 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(url: str, workers: int) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(url: str, redis_url: str, workers: int) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
-    environment = dict(os.environ, DATABASE_URL=url, REDIS_URL=os.environ.get("REDIS_URL", ""))
+    environment = dict(os.environ, DATABASE_URL=url, REDIS_URL=redis_url)
     server = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "gunicorn"), "casino.api.wsgi:app",
@@ -187,7 +190,9 @@ def main() -> None:
     with fresh_database() as url:
         pool = create_pool(url, max_size=2)
         keys = KeyStore(pool.connection)
-        server, port = start_server(url, args.workers)
+        redis_folder = Path(tempfile.mkdtemp(prefix="casino-bench-redis-"))
+        redis_url = os.environ.get("REDIS_URL") or start_embedded_redis(redis_folder)
+        server, port = start_server(url, redis_url, args.workers)
         try:
             admin = Client(port, keys.create(Role.ADMIN).secret)
             tables = [set_up_table(admin, keys, i) for i in range(max(client_counts))]
@@ -219,6 +224,8 @@ def main() -> None:
             server.terminate()
             server.wait(20)
             pool.close()
+            stop_embedded_redis(redis_folder)
+            shutil.rmtree(redis_folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
