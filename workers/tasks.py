@@ -14,6 +14,7 @@ from casino.audit.record import record_audit, recorded_audit
 from casino.audit.rng import audit_rng as run_rng_audit
 from casino.bootstrap import Database, open_database
 from casino.eventstore.model import ConcurrencyError
+from casino.reconcile.queries import recorded_run
 from casino.reconcile.run import DEFAULT_STUCK_AGE
 from casino.reconcile.run import reconcile as run_reconciliation
 from workers.app import app
@@ -34,25 +35,15 @@ def reconcile(task: Task, stuck_minutes: float | None = None) -> dict[str, Any]:
     age = DEFAULT_STUCK_AGE if stuck_minutes is None else timedelta(minutes=stuck_minutes)
     db = database()
     run_id = str(task.request.id)
-    recorded = recorded_run(db, run_id)
-    if recorded is not None:
-        return recorded
-    try:
-        with db.pool.connection() as connection:
-            outcome = run_reconciliation(connection, db.store, age, run_id=run_id)
-    except ConcurrencyError:  # a twin delivery of this task recorded it first
-        twin = recorded_run(db, run_id)
-        assert twin is not None
-        return twin
-    summary = outcome.as_json()
-    summary.pop("findings")
-    return summary
-
-
-def recorded_run(db: Database, run_id: str) -> dict[str, Any] | None:
-    events = db.store.read_stream(f"reconciliation-{run_id}")
-    completed = [e.data for e in events if e.type == "ReconciliationCompleted"]
-    return completed[0] if completed else None
+    with db.pool.connection() as connection:
+        recorded = recorded_run(connection, run_id)
+        if recorded is None:
+            with contextlib.suppress(ConcurrencyError):  # a twin delivery recorded it first
+                run_reconciliation(connection, db.store, age, run_id=run_id)
+            recorded = recorded_run(connection, run_id)
+    assert recorded is not None
+    recorded.pop("findings")  # the summary: the findings stay in the log
+    return recorded
 
 
 @app.task(name="workers.tasks.audit_rng", bind=True)  # type: ignore[untyped-decorator]
