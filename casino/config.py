@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from casino.reports.gaming_day import GamingDayRule
+
+# Gaming days start at 06:00 casino time unless configured otherwise.
+DEFAULT_GAMING_DAY_START = 6
 
 
 @dataclass(frozen=True)
@@ -14,6 +19,9 @@ class Settings:
     data_dir: Path
     pool_size: int
     task_queue: str  # the Celery queue the workers consume and the API submits to
+    gaming_day: GamingDayRule = field(
+        default_factory=lambda: GamingDayRule(DEFAULT_GAMING_DAY_START, "UTC")
+    )
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -23,4 +31,16 @@ class Settings:
             data_dir=Path(os.environ.get("CASINO_DATA_DIR", "var")).expanduser().resolve(),
             pool_size=int(os.environ.get("CASINO_DB_POOL_SIZE", "10")),
             task_queue=os.environ.get("CASINO_TASK_QUEUE", "casino"),
+            gaming_day=_gaming_day_from_environment(),
         )
+
+
+def _gaming_day_from_environment() -> GamingDayRule:
+    hour = os.environ.get("CASINO_GAMING_DAY_START_HOUR", str(DEFAULT_GAMING_DAY_START))
+    zone = os.environ.get("CASINO_GAMING_DAY_TIME_ZONE", "UTC")
+    if not hour.isascii() or not hour.isdigit():
+        raise ValueError(f"CASINO_GAMING_DAY_START_HOUR: an hour 0-23, not {hour!r}")
+    try:
+        return GamingDayRule(int(hour), zone)
+    except ValueError as error:
+        raise ValueError(f"CASINO_GAMING_DAY_*: {error}") from None

@@ -13,10 +13,12 @@ from casino.audit import SIGNIFICANCE
 from casino.audit.record import record_audit, recorded_audit
 from casino.audit.rng import audit_rng as run_rng_audit
 from casino.bootstrap import Database, open_database
+from casino.config import Settings
 from casino.eventstore.model import ConcurrencyError
 from casino.reconcile.queries import recorded_run
 from casino.reconcile.run import DEFAULT_STUCK_AGE
 from casino.reconcile.run import reconcile as run_reconciliation
+from casino.reports.make import SettlementRequest, make_settlement_report
 from workers.app import app
 
 
@@ -63,3 +65,23 @@ def audit_rng(task: Task, significance: float | None = None) -> dict[str, Any]:
         stored = recorded_audit(connection, run_id)
     assert stored is not None
     return stored
+
+
+@app.task(name="workers.tasks.settlement_report", bind=True)  # type: ignore[untyped-decorator]
+def settlement_report(
+    task: Task,
+    from_text: str,
+    to_text: str,
+    table_id: str | None,
+    format_name: str,
+    requested_by: str,
+) -> dict[str, Any]:
+    """Make a settlement report and keep its document under the task's id (a redelivered
+    task finds it kept, and makes nothing twice)."""
+    request = SettlementRequest(from_text, to_text, table_id, format_name)
+    rule = Settings.from_environment().gaming_day
+    with database().pool.connection() as connection:
+        stored = make_settlement_report(
+            connection, request, rule, str(task.request.id), requested_by
+        )
+    return stored.summary()

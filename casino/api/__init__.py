@@ -22,6 +22,7 @@ from casino.api.metrics import Metrics
 from casino.api.paytables.routes import blp as paytables
 from casino.api.players.routes import blp as players
 from casino.api.reconciliations.routes import blp as reconciliations
+from casino.api.reports.routes import blp as reports
 from casino.api.rounds.routes import blp as rounds
 from casino.api.shoes.routes import blp as shoes
 from casino.api.spec import create_api
@@ -39,6 +40,7 @@ BLUEPRINTS = (
     keys,
     reconciliations,
     audits,
+    reports,
     webhooks,
     health,
 )

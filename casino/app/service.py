@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 
 from casino.app import answers
 from casino.app.actors import Actor, Role
@@ -57,11 +58,13 @@ class Casino:
         connect: Connect,
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
         new_seed: Callable[[], bytes] = new_server_seed,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.store = store
         self.connect = connect
         self.new_id = new_id
         self.new_seed = new_seed
+        self.clock = clock  # when each command is decided (its events' time)
 
     # --- plumbing ---------------------------------------------------------------------
 
@@ -77,7 +80,7 @@ class Casino:
             if stored is not None:
                 return self._replay(stored, idempotency)
         for _attempt in range(MAX_ATTEMPTS):
-            command = Command(self.store, actor.label, name)
+            command = Command(self.store, actor.label, name, self.clock())
             try:
                 result = handle(command)
             except DomainError:

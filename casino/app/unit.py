@@ -10,7 +10,7 @@ refused as a whole.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from casino.domain.events import DomainEvent, decode, encode
@@ -22,9 +22,9 @@ from casino.readmodels.projection import Fact, project
 
 
 class Command:
-    def __init__(self, store: EventStore, actor: str, name: str) -> None:
+    def __init__(self, store: EventStore, actor: str, name: str, at: datetime) -> None:
         self.store = store
-        self.at = datetime.now(UTC)
+        self.at = at
         self.metadata: dict[str, Any] = {"actor": actor, "command": name, "at": self.at.isoformat()}
         self.loaded: dict[str, int] = {}
         self.pinned: set[str] = set()

@@ -10,7 +10,7 @@ from psycopg import sql
 
 from casino.readmodels.changes import TABLE_KEYS, RowChange, Update, Upsert, key_of
 
-ARRAY_COLUMNS = frozenset({"dealt", "hand", "positions", "tile_scores"})
+ARRAY_COLUMNS = frozenset({"dealt", "hand", "positions", "tile_scores", "totals"})
 
 
 def _placeholder(column: str) -> sql.Composable:

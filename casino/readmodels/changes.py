@@ -42,7 +42,9 @@ TABLE_COLUMNS: Mapping[str, tuple[str, ...]] = {
     "rm_rounds": (
         "round_id", "table_id", "round_number", "shoe_id", "commitment", "currency", "seats",
         "main_paytable", "doubles_paytable", "status", "opened_at", "closed_at", "wagers",
-        "handle", "payouts", "version",
+        "handle", "payouts", "version", "main_handle", "doubles_handle", "doubles_wagers",
+        "main_squares", "doubles_squares", "main_payouts", "doubles_payouts", "totals",
+        "adjusted_at", "adjusted_by", "adjustment_reason", "refunded", "reclaimed",
     ),
     "rm_seats": (
         "round_id", "seat", "player_id", "main_stake", "doubles_stake", "hand", "connector",

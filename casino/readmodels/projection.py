@@ -187,8 +187,18 @@ def _round_opened(event: Fact) -> list[RowChange]:
         "handle": 0,
         "payouts": 0,
         "version": event.version,
+        **_UNSETTLED_FIGURES,
     }
     return [Upsert("rm_rounds", row)]
+
+
+# What settlement reports read of a round (sql/0014), before its first wager.
+_UNSETTLED_FIGURES = {
+    "main_handle": 0, "doubles_handle": 0, "doubles_wagers": 0, "main_squares": 0,
+    "doubles_squares": 0, "main_payouts": 0, "doubles_payouts": 0, "totals": None,
+    "adjusted_at": None, "adjusted_by": None, "adjustment_reason": None, "refunded": 0,
+    "reclaimed": 0,
+}  # fmt: skip
 
 
 @projects("WagerPlaced")
@@ -212,7 +222,16 @@ def _wager_placed(event: Fact) -> list[RowChange]:
         "doubles_odds": None,
         "doubles_payout": None,
     }
-    add = {"wagers": 1, "handle": d["main"] + d["doubles"]}
+    main, doubles = d["main"], d["doubles"]
+    add = {
+        "wagers": 1,
+        "handle": main + doubles,
+        "main_handle": main,
+        "doubles_handle": doubles,
+        "doubles_wagers": 1 if doubles else 0,
+        "main_squares": main * main,
+        "doubles_squares": doubles * doubles,
+    }
     return [
         Upsert("rm_seats", seat),
         Update("rm_rounds", _round_key(event), {"version": event.version}, add),
@@ -266,21 +285,37 @@ def _round_settled(event: Fact) -> list[RowChange]:
         "status": "settled",
         "closed_at": event.at,
         "payouts": d["payouts"],
+        "main_payouts": sum(s["main_payout"] for s in d["seats"]),
+        "doubles_payouts": sum(s["doubles_payout"] for s in d["seats"]),
+        "totals": [s["total"] for s in d["seats"]],
         "version": event.version,
     }
     changes.append(Update("rm_rounds", _round_key(event), values))
     return changes
 
 
+def _adjustment(event: Fact) -> dict[str, Any]:
+    """Who voided or corrected a round, when, why, and the money it moved back."""
+    d = event.data
+    return {
+        "adjusted_at": event.at,
+        "adjusted_by": d["actor"],
+        "adjustment_reason": d["reason"],
+        "refunded": d["refunded"],
+        "reclaimed": d.get("reclaimed", 0),
+        "version": event.version,
+    }
+
+
 @projects("RoundVoided")
 def _round_voided(event: Fact) -> list[RowChange]:
-    values = {"status": "voided", "closed_at": event.at, "version": event.version}
+    values = {"status": "voided", "closed_at": event.at, **_adjustment(event)}
     return [Update("rm_rounds", _round_key(event), values)]
 
 
 @projects("SettlementReversed")
 def _settlement_reversed(event: Fact) -> list[RowChange]:
-    values = {"status": "reversed", "version": event.version}
+    values = {"status": "reversed", **_adjustment(event)}
     return [Update("rm_rounds", _round_key(event), values)]
 
 

@@ -1,0 +1,1 @@
+"""Settlement reports for casino finance: the figures and their rendering."""
