@@ -124,3 +124,24 @@ def keys(server: Server) -> Keys:
 def api(server: Server) -> Iterator[Client]:
     with requests.Session() as session:
         yield Client(server.base_url, session)
+
+
+@pytest.fixture
+def worker(server: Server, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker on the server's database and queue."""
+    environment = dict(
+        os.environ,
+        DATABASE_URL=server.database_url,
+        REDIS_URL=server.redis_url,
+        CASINO_TASK_QUEUE=server.task_queue,
+    )
+    log = (tmp_path / "worker.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--pool", "solo",
+         "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        env=environment, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    yield process
+    process.terminate()
+    process.wait(15)
+    log.close()

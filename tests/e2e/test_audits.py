@@ -7,11 +7,9 @@ import time
 import pytest
 
 from tests.e2e.client import Client, Keys
-from tests.e2e.test_reconciliations import DEADLINE, worker
+from tests.e2e.test_reconciliations import DEADLINE
 
 pytestmark = pytest.mark.e2e
-
-__all__ = ["worker"]
 
 
 def test_an_auditor_requests_an_rng_audit_and_reads_its_report(

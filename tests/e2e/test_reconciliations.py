@@ -2,40 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.client import Client, Keys, Server
+from tests.e2e.client import Client, Keys
 
 pytestmark = pytest.mark.e2e
 
 DEADLINE = 60.0
-
-
-@pytest.fixture
-def worker(server: Server, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    environment = dict(
-        os.environ,
-        DATABASE_URL=server.database_url,
-        REDIS_URL=server.redis_url,
-        CASINO_TASK_QUEUE=server.task_queue,
-    )
-    log = (tmp_path / "worker.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--pool", "solo",
-         "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        env=environment, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    yield process
-    process.terminate()
-    process.wait(15)
-    log.close()
 
 
 def test_an_auditor_requests_a_run_and_reads_its_outcome(
