@@ -21,6 +21,7 @@ from casino.eventstore.postgres import PostgresEventStore
 from casino.reconcile.read_models import check_table
 from casino.reports.documents import render
 from casino.reports.gaming_day import GamingDayRule, resolve_period
+from casino.reports.make import SettlementRequest, make_settlement_report
 from casino.reports.settlement import settlement_report
 from tests.integration.reports.day_of_play import Clock, Played, play
 
@@ -122,3 +123,20 @@ def test_the_migration_fills_the_figures_of_earlier_rounds(played: tuple[Played,
             check = check_table(connection, "rm_rounds")
     assert check.equal, check
     assert check.rows == 40
+
+
+def test_a_report_made_twice_under_one_id_is_kept_once(played: tuple[Played, Pool]) -> None:
+    """A redelivered task (same id) finds its document made and makes nothing again."""
+    _, pool = played
+    request = SettlementRequest("2026-11-20", "2026-11-20", None, "csv")
+    with pool.connection() as connection:
+        first = make_settlement_report(connection, request, RULE, "d" * 32, "auditor:a")
+        again = make_settlement_report(connection, request, RULE, "d" * 32, "auditor:a")
+        rows = connection.execute(
+            "SELECT count(*) FROM report_documents WHERE report_id = %s", ("d" * 32,)
+        ).fetchone()
+    assert first == again and first.made is not None
+    assert rows == (1,)
+    assert first.summary()["period"] == {
+        "start": "2026-11-20T05:00:00+00:00", "end": "2026-11-21T05:00:00+00:00"
+    }  # fmt: skip
