@@ -1,4 +1,5 @@
-"""``casino shoe verify``: re-derive a shoe from its revealed seed, for auditors."""
+"""``casino shoe verify``: re-derive a shoe from its revealed seed, or check a round's
+verification bundle offline (``--bundle``), for auditors."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import json
 
 from casino.cli.args import Parser, UsageError
+from casino.cli.bundle import run_bundle
 from casino.game.shoe import ALGORITHM, commitment_of, parse_server_seed, shuffle
 from casino.game.tiles import face_index_of_tile, face_text, set_of_tile
 
@@ -16,11 +18,18 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     shoe = commands.add_parser("shoe", help="shoe tools for auditors")
     shoe_commands = shoe.add_subparsers(dest="shoe_command", required=True)
     verify = shoe_commands.add_parser(
-        "verify", help=f"re-derive a shoe's commitment and deal order ({ALGORITHM})"
+        "verify",
+        help=f"re-derive a shoe's commitment and deal order ({ALGORITHM}), or check a "
+        "round's verification bundle",
     )
-    verify.add_argument("--server-seed", required=True, metavar="HEX", help="64 hex digits")
-    verify.add_argument("--client-seed", required=True, metavar="S", help="may be empty")
-    verify.add_argument("--nonce", required=True, metavar="N", help="the shoe's sequence number")
+    verify.add_argument(
+        "--bundle",
+        metavar="FILE",
+        help="check a round's verification bundle offline ('-': standard input) instead",
+    )
+    verify.add_argument("--server-seed", metavar="HEX", help="64 hex digits")
+    verify.add_argument("--client-seed", metavar="S", help="may be empty")
+    verify.add_argument("--nonce", metavar="N", help="the shoe's sequence number")
     verify.add_argument("--commitment", metavar="HEX", help="the commitment published before play")
     verify.add_argument("--json", action="store_true", help="print JSON")
     verify.set_defaults(run=run_verify)
@@ -40,6 +49,13 @@ def _parse_commitment(text: str) -> str:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    seed_flags = (args.server_seed, args.client_seed, args.nonce, args.commitment)
+    if args.bundle is not None:
+        if any(flag is not None for flag in seed_flags):
+            raise UsageError("--bundle: give the bundle alone (it holds the seeds)")
+        return run_bundle(args.bundle, args.json)
+    if any(flag is None for flag in seed_flags[:3]):
+        raise UsageError("give --server-seed, --client-seed and --nonce, or --bundle FILE")
     try:
         seed = parse_server_seed(args.server_seed)
     except ValueError as error:

@@ -135,6 +135,10 @@ ENDPOINTS: dict[str, tuple[Call, set[str]]] = {
         lambda w: ("GET", f"/v1/rounds/{w.settled_round['round_id']}", None),
         {"admin", "table", "auditor"},
     ),
+    "verification bundle": (
+        lambda w: ("GET", f"/v1/rounds/{w.settled_round['round_id']}/verification", None),
+        {"admin", "table", "auditor"},
+    ),
     "list rounds": (
         lambda w: ("GET", f"/v1/rounds?table_id={w.table}", None),
         {"admin", "table", "auditor"},
@@ -149,6 +153,11 @@ ENDPOINTS: dict[str, tuple[Call, set[str]]] = {
         {"admin", "table", "other_table", "auditor"},
     ),
     "create key": (lambda w: ("POST", "/v1/keys", {"role": "auditor"}), {"admin"}),
+    "ask for a settlement report": (
+        lambda w: ("POST", "/v1/reports/settlement", {"from": "2026-11-20", "to": "2026-11-20"}),
+        {"admin", "auditor"},
+    ),
+    "list reports": (lambda w: ("GET", "/v1/reports", None), {"admin", "auditor"}),
     "liveness": (lambda w: ("GET", "/healthz", None), set(ROLES)),
     "readiness": (lambda w: ("GET", "/readyz", None), set(ROLES)),
     "metrics": (lambda w: ("GET", "/metrics", None), set(ROLES)),

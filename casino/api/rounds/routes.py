@@ -1,4 +1,5 @@
-"""Rounds: open on a table, take wagers, deal, void; recall one, or list many.
+"""Rounds: open on a table, take wagers, deal, void; recall one, or list many; bundle one
+for offline verification.
 
 Commands on a round answer with its new version as ETag and accept If-Match with a
 version read earlier, so a client can pin what it decided on.
@@ -23,12 +24,14 @@ from casino.api.rounds.schemas import (
     RoundOpenedSchema,
     RoundPageSchema,
     RoundVoidedSchema,
+    VerificationBundleSchema,
     VoidRoundSchema,
     WagersPlacedSchema,
 )
 from casino.api.spec import Blueprint, problems
 from casino.app.actors import Role
 from casino.app.queries import decode_cursor
+from casino.app.verification import round_bundle
 from casino.domain import validation
 from casino.domain.errors import InvalidCommand
 from casino.domain.rounds import SeatWager
@@ -119,6 +122,22 @@ def get_round(round_id: str) -> Any:
         history = read.round_history(path_id(round_id, "round_id"))
     require_table_read(history["table_id"])
     return history, 200, {"ETag": preconditions.entity_tag(history["version"])}
+
+
+@blp.route("/rounds/<id:round_id>/verification")
+@allow(ALL_ROLES)
+@problems(404, 422)
+@blp.response(200, VerificationBundleSchema)
+def get_verification_bundle(round_id: str) -> Any:
+    """A self-contained bundle to verify the round offline: `casino shoe verify --bundle`
+
+    The round's and its shoe's events with their hash chains, the shoe's commitment,
+    client seed, nonce and algorithm, and its server seed once the shoe is closed.
+    """
+    with queries() as read:
+        bundle = round_bundle(read.connection, path_id(round_id, "round_id"))
+    require_table_read(bundle["round"]["table_id"])
+    return bundle
 
 
 @blp.route("/rounds")

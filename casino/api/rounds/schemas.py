@@ -288,3 +288,79 @@ class RoundPageSchema(ResponseSchema):
         allow_none=True,
         metadata={"description": "pass as cursor for the next page; null on the last"},
     )
+
+
+# --- the verification bundle (format: casino.audit.bundle.format) -----------------------
+
+
+class BundleEventSchema(ResponseSchema):
+    stream_id = ma.fields.String()
+    version = ma.fields.Integer(metadata={"description": "version within its stream, from 1"})
+    position = ma.fields.Integer(metadata={"description": "position in the global log"})
+    type = ma.fields.String(metadata={"example": "HandsDealt"})
+    schema_version = ma.fields.Integer()
+    data = ma.fields.Dict(keys=ma.fields.String(), metadata={"description": "as hashed"})
+    metadata = ma.fields.Dict(keys=ma.fields.String(), metadata={"description": "as hashed"})
+    recorded_at = ma.fields.String(metadata={"format": "date-time"})
+    previous_hash = ma.fields.String(
+        metadata={"description": "hash of the stream's previous event (zeros for version 1)"}
+    )
+    hash = ma.fields.String()
+
+
+class HashChainSchema(ResponseSchema):
+    name = ma.fields.String(metadata={"example": "sha256-rfc8785-chain/v1"})
+    covers = ma.fields.List(ma.fields.String(), metadata={"description": "the hashed members"})
+    genesis_previous_hash = ma.fields.String()
+    description = ma.fields.String()
+
+
+class BundleRoundSchema(ResponseSchema):
+    round_id = ma.fields.String()
+    table_id = ma.fields.String()
+    stream_id = ma.fields.String()
+    events = ma.fields.List(ma.fields.Nested(BundleEventSchema))
+
+
+class BundleShoeSchema(ShoeCommitmentSchema):
+    stream_id = ma.fields.String()
+    status = ma.fields.String(metadata={"enum": ["live", "closed"]})
+    server_seed = ma.fields.String(
+        allow_none=True,
+        metadata={"description": "revealed once the shoe is closed (hex); null while it is live"},
+    )
+    tiles_dealt = ma.fields.Integer()
+    events = ma.fields.List(
+        ma.fields.Nested(BundleEventSchema),
+        metadata={"description": "every event of the shoe's stream from version 1"},
+    )
+
+
+class BundleSeatSchema(ResponseSchema):
+    seat = ma.fields.Integer()
+    tiles = ma.fields.List(ma.fields.Nested(TileSchema))
+    connector = ma.fields.Nested(TileSchema)
+
+
+class BundleCheckpointSchema(ResponseSchema):
+    position = ma.fields.Integer()
+    event_count = ma.fields.Integer()
+    hash = ma.fields.String()
+    created_at = ma.fields.String(allow_none=True, metadata={"format": "date-time"})
+
+
+class VerificationBundleSchema(ResponseSchema):
+    format = ma.fields.String(metadata={"example": "casino-dominoes/round-verification"})
+    format_version = ma.fields.Integer()
+    hash_chain = ma.fields.Nested(HashChainSchema)
+    round = ma.fields.Nested(BundleRoundSchema)
+    shoe = ma.fields.Nested(BundleShoeSchema)
+    dealt = ma.fields.List(
+        ma.fields.Nested(BundleSeatSchema),
+        metadata={"description": "each seat's tiles in deal order with shoe positions"},
+    )
+    checkpoint = ma.fields.Nested(
+        BundleCheckpointSchema,
+        allow_none=True,
+        metadata={"description": "the latest log checkpoint at or after the round's last event"},
+    )
