@@ -15,6 +15,7 @@ from casino.api.audits.routes import blp as audits
 from casino.api.auth import Authenticator, authenticate
 from casino.api.context import EXTENSION, ApiState
 from casino.api.events.routes import blp as events
+from casino.api.hand_histories.routes import blp as hand_histories
 from casino.api.health.routes import blp as health
 from casino.api.jsonio import OrjsonProvider, require_json_body
 from casino.api.keys.routes import blp as keys
@@ -34,6 +35,7 @@ BLUEPRINTS = (
     tables,
     players,
     rounds,
+    hand_histories,
     shoes,
     events,
     paytables,

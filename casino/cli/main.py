@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from casino import __version__
-from casino.cli import audit, db, keys, odds, reconcile, report, shoe, up, webhooks
+from casino.cli import audit, db, export, keys, odds, reconcile, report, shoe, up, webhooks
 from casino.cli.args import Parser, UsageError, fail
 
 
@@ -22,6 +22,7 @@ def build_parser() -> Parser:
     reconcile.add_parser(commands)
     webhooks.add_parser(commands)
     audit.add_parser(commands)
+    export.add_parser(commands)
     report.add_parser(commands)
     return parser
 

@@ -238,6 +238,22 @@ CASES: dict[str, Case] = {
                                "validation_failed", "after"),
     "feed page too large": (lambda t: ("GET", "/v1/events?limit=5000", {}), 422,
                             "validation_failed", "limit"),
+    "no last rounds": (lambda t: ("GET", "/v1/players/P1/rounds/last?n=0", {}), 422,
+                       "validation_failed", "n"),
+    "seat that is no number": (
+        lambda t: ("GET", f"/v1/tables/{t.id}/seats/one/rounds/last", {}),
+        422, "invalid_seat", "seat",
+    ),
+    "export of no one": (
+        lambda t: ("GET", "/v1/exports/hand-histories?from=2030-01-01T00:00:00Z"
+                   "&to=2030-01-02T00:00:00Z&format=csv", {}),
+        422, "invalid_scope", "player_id",
+    ),
+    "export of an empty period": (
+        lambda t: ("GET", f"/v1/exports/hand-histories?table_id={t.id}&format=csv"
+                   "&from=2030-01-01T00:00:00Z&to=2030-01-01T00:00:00Z", {}),
+        422, "invalid_period", "to",
+    ),
     "unknown route": (lambda t: ("GET", "/v1/croupiers", {}), 404, "not_found", None),
     "wrong method": (lambda t: ("DELETE", "/v1/tables", {}), 405, "method_not_allowed", None),
 }  # fmt: skip

@@ -143,6 +143,23 @@ ENDPOINTS: dict[str, tuple[Call, set[str]]] = {
         lambda w: ("GET", f"/v1/rounds?table_id={w.table}", None),
         {"admin", "table", "auditor"},
     ),
+    "a seat's last rounds": (
+        lambda w: ("GET", f"/v1/tables/{w.table}/seats/1/rounds/last", None),
+        {"admin", "table", "auditor"},
+    ),
+    "a player's last rounds": (
+        lambda w: ("GET", f"/v1/players/{w.player}/rounds/last?table_id={w.table}", None),
+        {"admin", "table", "auditor"},
+    ),
+    "export hand histories": (
+        lambda w: (
+            "GET",
+            f"/v1/exports/hand-histories?table_id={w.table}&from=2000-01-01T00:00:00Z"
+            "&to=2100-01-01T00:00:00Z&format=csv",
+            None,
+        ),
+        {"admin", "table", "auditor"},
+    ),
     "read shoe": (
         lambda w: ("GET", f"/v1/shoes/{w.settled_round['shoe']['shoe_id']}", None),
         {"admin", "table", "auditor"},
