@@ -7,7 +7,7 @@ seats, postings) are kept as plain JSON lists and dicts, exactly as stored.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 JsonDict = dict[str, Any]
@@ -250,8 +250,17 @@ EVENT_TYPES: dict[str, type[DomainEvent]] = {
 }  # fmt: skip
 
 
+_FIELD_NAMES: dict[type[DomainEvent], tuple[str, ...]] = {
+    cls: tuple(f.name for f in fields(cls)) for cls in EVENT_TYPES.values()
+}
+
+
 def encode(event: DomainEvent) -> JsonDict:
-    return asdict(event)
+    """The event's data as stored. Nested lists and dicts are shared with the event, not
+    copied (``asdict`` deep-copies, a tenth of a command's time): events are frozen and
+    nothing changes encoded data once made."""
+    names = _FIELD_NAMES.get(type(event)) or tuple(f.name for f in fields(event))
+    return {name: getattr(event, name) for name in names}
 
 
 def decode(event_type: str, data: JsonDict) -> DomainEvent:
