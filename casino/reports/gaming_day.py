@@ -79,12 +79,16 @@ def _bound(text: str, field: str, rule: GamingDayRule, end_of_day: bool) -> date
             day = date.fromisoformat(text)
             return rule.start_of(day + timedelta(days=1) if end_of_day else day)
         instant = datetime.fromisoformat(text)
+        if instant.tzinfo is None:
+            instant = instant.replace(tzinfo=rule.zone)
+        return instant.astimezone(UTC)
     except ValueError:
         raise InvalidCommand(
             "invalid_period",
             f"{field}: a gaming day (YYYY-MM-DD) or a date and time (ISO 8601), got {text!r}",
             field,
         ) from None
-    if instant.tzinfo is None:
-        instant = instant.replace(tzinfo=rule.zone)
-    return instant.astimezone(UTC)
+    except OverflowError:  # e.g. the day after 9999-12-31, or year 1 east of UTC
+        raise InvalidCommand(
+            "invalid_period", f"{field}: {text!r} is beyond the dates a report can cover", field
+        ) from None

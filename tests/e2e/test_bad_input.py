@@ -254,6 +254,16 @@ CASES: dict[str, Case] = {
                    "&from=2030-01-01T00:00:00Z&to=2030-01-01T00:00:00Z", {}),
         422, "invalid_period", "to",
     ),
+    "export from before the first instant": (
+        lambda t: ("GET", f"/v1/exports/hand-histories?table_id={t.id}&format=csv"
+                   "&from=0001-01-01T00:00:00%2B05:00&to=2030-01-01T00:00:00Z", {}),
+        422, "invalid_period", "from",
+    ),
+    "report to the end of time": (
+        lambda t: ("POST", "/v1/reports/settlement",
+                   {"json": {"from": "2026-01-01", "to": "9999-12-31"}}),
+        422, "invalid_period", "to",
+    ),
     "unknown route": (lambda t: ("GET", "/v1/croupiers", {}), 404, "not_found", None),
     "wrong method": (lambda t: ("DELETE", "/v1/tables", {}), 405, "method_not_allowed", None),
 }  # fmt: skip

@@ -122,6 +122,8 @@ def test_a_period_without_play_is_a_no_activity_report(
         ({"from": "2026-11-20"}, "to"),
         ({"from": "2026-11-20", "to": "2026-11-21", "table_id": "bad id!"}, "table_id"),
         ({"from": "2026-11-20", "to": "2026-11-21", "colour": "red"}, "colour"),
+        ({"from": "2026-01-01", "to": "9999-12-31"}, "to"),
+        ({"from": "0001-01-01T00:00:00+05:00", "to": "2026-01-01"}, "from"),
     ],
 )
 def test_bad_requests_are_problems_naming_the_field(

@@ -69,6 +69,12 @@ class HandHistoryExport:
         for name, moment in (("from", self.opened_from), ("to", self.opened_to)):
             if moment.utcoffset() is None:
                 raise InvalidCommand("invalid_period", f"{name} must give its time zone", name)
+            try:
+                moment.astimezone(UTC)
+            except OverflowError:  # e.g. year 1 at +05:00: before the first UTC instant
+                raise InvalidCommand(
+                    "invalid_period", f"{name} is beyond the dates an export can cover", name
+                ) from None
         if self.opened_from >= self.opened_to:
             raise InvalidCommand("invalid_period", "to must be later than from", "to")
 

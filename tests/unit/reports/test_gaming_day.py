@@ -47,6 +47,8 @@ def test_a_shift_is_any_span_in_local_time_or_with_an_offset() -> None:
         ("2026-11-20T10:00", "2026-11-20T10:00", "to", "empty_period"),
         ("yesterday", "2026-11-20", "from", "invalid_period"),
         ("2026-11-20", "2026-13-01", "to", "invalid_period"),
+        ("2026-01-01", "9999-12-31", "to", "invalid_period"),  # its end is past year 9999
+        ("0001-01-01T00:00:00+05:00", "2026-01-01", "from", "invalid_period"),
     ],
 )
 def test_bad_periods_name_their_field(start: str, end: str, field: str, code: str) -> None:
