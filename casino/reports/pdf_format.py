@@ -1,7 +1,7 @@
 """How the settlement PDF writes its values and text: money, ratios, times, fonts, styles.
 
 Money arrives in integer minor units (or, for theoretical figures, decimal strings of
-minor units); every currency here has 100 minor units to the major one. Ratios arrive as
+minor units), shown in major units with the currency's ISO 4217 decimals. Ratios arrive as
 decimal strings, or null where they are undefined (no handle, no variance).
 """
 
@@ -17,6 +17,8 @@ from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
+
+from casino.reports.currencies import minor_unit_exponent
 
 # Bitstream Vera ships inside reportlab, so the output does not depend on the host's
 # fonts; unlike the standard PDF fonts it has the minus sign (U+2212) of "win - theo.".
@@ -61,8 +63,9 @@ def money(minor_units: int | str, currency: str) -> str:
     Negative amounts keep the ASCII hyphen-minus, so figures copied out of the PDF still
     parse as numbers in a spreadsheet.
     """
-    major = _to_cents(Decimal(minor_units).scaleb(-2))
-    return f"{major:,.2f} {currency}"
+    places = minor_unit_exponent(currency)
+    major = Decimal(minor_units).scaleb(-places).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+    return f"{major + 0:,.{places}f} {currency}"  # + 0: no "-0.00" from a tiny negative
 
 
 def count(number: int) -> str:

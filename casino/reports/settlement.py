@@ -12,6 +12,7 @@ from typing import Any
 import psycopg
 
 from casino import __version__
+from casino.reports.currencies import minor_unit_exponent
 from casino.reports.figures import (
     BetSums,
     Sums,
@@ -130,6 +131,7 @@ def _currency_section(currency: str, places: dict[_Place, Sums]) -> dict[str, An
     days = [{"gaming_day": day, **figures(sums)} for day, sums in _grouped(places, lambda p: p[4])]
     return {
         "currency": currency,
+        "minor_unit_exponent": minor_unit_exponent(currency),
         "totals": figures(total_of(places.values())),
         "tables": tables,
         "paytables": _paytables(places),

@@ -362,6 +362,13 @@ def test_money_is_major_units_with_separators_and_the_currency() -> None:
     assert money("-50.5", "EUR") == "-0.51 EUR"  # half away from zero
 
 
+def test_money_takes_each_currencys_decimals() -> None:
+    assert money(1_234_567, "JPY") == "1,234,567 JPY"  # yen have no minor unit
+    assert money(1_234_567, "KWD") == "1,234.567 KWD"  # a thousand fils to the dinar
+    assert money("1234.5", "JPY") == "1,235 JPY"
+    assert money(-1, "BHD") == "-0.001 BHD"
+
+
 def test_ratios_and_times_as_shown() -> None:
     assert percent("4.6750") == "4.68%"
     assert percent("-0.0040") == "0.00%"  # no negative zero
