@@ -52,12 +52,16 @@ def record_request(
     report_id: str,
     requested_by: str,
 ) -> StoredReport:
-    """Check and record a request (once); the answer says what is known of it so far."""
+    """Check and record a request (once), with the gaming-day rule in force when it was
+    asked; the answer says what is known of it so far."""
     period = request.check(rule)
+    parameters = request.parameters() | {
+        "gaming_day": {"start_hour": rule.start_hour, "time_zone": rule.time_zone}
+    }
     save_request(
         connection,
-        ReportRequest(report_id, KIND, request.format, request.parameters(), period.start,
-                      period.end, requested_by, datetime.now(UTC)),
+        ReportRequest(report_id, KIND, request.format, parameters, period.start, period.end,
+                      requested_by, datetime.now(UTC)),
     )  # fmt: skip
     kept = stored_report(connection, report_id)
     assert kept is not None
@@ -71,17 +75,25 @@ def make_settlement_report(
     report_id: str,
     requested_by: str,
 ) -> StoredReport:
-    """Make and keep the report's document; a report already made is answered as it was
-    made (a redelivered task, or a twin that finished first)."""
+    """Make and keep the report's document, for the request as it was recorded (by the
+    API, which may run under another configuration than this worker): its period and
+    gaming-day rule. A report already made is answered as it was made (a redelivered
+    task, or a twin that finished first)."""
     kept = record_request(connection, request, rule, report_id, requested_by)
-    if kept.made is None:
-        period = request.check(rule)
-        now = datetime.now(UTC)
-        report = settlement_report(connection, period, rule, request.table_id, report_id, now)
-        document = render(report, request.format)
-        made = made_document(now, software_version(), document)
-        save_document(connection, report_id, made, document.content)
-        made_now = stored_report(connection, report_id)
-        assert made_now is not None
-        return made_now
-    return kept
+    if kept.made is not None:
+        return kept
+    asked = kept.request
+    day = asked.parameters["gaming_day"]
+    asked_rule = GamingDayRule(day["start_hour"], day["time_zone"])
+    period = Period(asked.period_start, asked.period_end, asked.parameters["from"],
+                    asked.parameters["to"])  # fmt: skip
+    now = datetime.now(UTC)
+    report = settlement_report(
+        connection, period, asked_rule, asked.parameters["table_id"], report_id, now
+    )
+    document = render(report, asked.format)
+    save_document(connection, report_id, made_document(now, software_version(), document),
+                  document.content)  # fmt: skip
+    made = stored_report(connection, report_id)
+    assert made is not None
+    return made

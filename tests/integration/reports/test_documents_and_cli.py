@@ -21,8 +21,9 @@ from casino.eventstore.postgres import PostgresEventStore
 from casino.reconcile.read_models import check_table
 from casino.reports.documents import render
 from casino.reports.gaming_day import GamingDayRule, resolve_period
-from casino.reports.make import SettlementRequest, make_settlement_report
+from casino.reports.make import SettlementRequest, make_settlement_report, record_request
 from casino.reports.settlement import settlement_report
+from casino.reports.store import report_content
 from tests.integration.reports.day_of_play import Clock, Played, play
 
 pytestmark = pytest.mark.integration
@@ -140,3 +141,22 @@ def test_a_report_made_twice_under_one_id_is_kept_once(played: tuple[Played, Poo
     assert first.summary()["period"] == {
         "start": "2026-11-20T05:00:00+00:00", "end": "2026-11-21T05:00:00+00:00"
     }  # fmt: skip
+
+
+def test_the_worker_makes_the_report_as_it_was_asked(played: tuple[Played, Pool]) -> None:
+    """A worker configured with another gaming day still makes the period and grouping
+    recorded when the report was asked for."""
+    _, pool = played
+    request = SettlementRequest("2026-11-20", "2026-11-20", None, "json")
+    with pool.connection() as connection:
+        asked = record_request(connection, request, RULE, "e" * 32, "auditor:a")
+        made = make_settlement_report(
+            connection, request, GamingDayRule(0, "UTC"), "e" * 32, "auditor:a"
+        )
+        content = report_content(connection, "e" * 32)
+    assert asked.request.parameters["gaming_day"] == {"start_hour": 6, "time_zone": "Europe/Malta"}
+    assert made.request == asked.request
+    assert content is not None
+    report = json.loads(content)
+    assert report["filters"]["gaming_day"] == {"start_hour": 6, "time_zone": "Europe/Malta"}
+    assert report["filters"]["period"]["start"] == "2026-11-20T05:00:00+00:00"
