@@ -51,12 +51,15 @@ def record_request(
     rule: GamingDayRule,
     report_id: str,
     requested_by: str,
+    fingerprint: str | None = None,
 ) -> StoredReport:
     """Check and record a request (once), with the gaming-day rule in force when it was
-    asked; the answer says what is known of it so far."""
+    asked (and the fingerprint of the HTTP request, for an idempotent retry); the answer
+    says what is known of it so far."""
     period = request.check(rule)
     parameters = request.parameters() | {
-        "gaming_day": {"start_hour": rule.start_hour, "time_zone": rule.time_zone}
+        "gaming_day": {"start_hour": rule.start_hour, "time_zone": rule.time_zone},
+        "request_fingerprint": fingerprint,
     }
     save_request(
         connection,

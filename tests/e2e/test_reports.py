@@ -153,3 +153,36 @@ def test_a_document_not_yet_made_is_a_conflict(api: Client, keys: Keys) -> None:
     answer = api.get(f"/v1/reports/{report_id}/document", keys.auditor)
     assert answer.status_code == 409, answer.text
     assert answer.json()["code"] == "report_not_ready"
+
+
+def test_a_retried_request_with_its_idempotency_key_gets_the_same_report(
+    api: Client, keys: Keys
+) -> None:
+    body = {"from": "2026-11-20", "to": "2026-11-21", "format": "csv"}
+    headers = {"Idempotency-Key": f"finance-{time.monotonic_ns()}"}
+    first = api.request("POST", "/v1/reports/settlement", keys.auditor, json=body,
+                        headers=headers)  # fmt: skip
+    again = api.request("POST", "/v1/reports/settlement", keys.auditor, json=body,
+                        headers=headers)  # fmt: skip
+    assert first.status_code == again.status_code == 202, again.text
+    assert again.json()["report_id"] == first.json()["report_id"]
+    assert again.headers["Idempotent-Replayed"] == "true"
+    other = api.request("POST", "/v1/reports/settlement", keys.auditor,
+                        json={**body, "format": "pdf"}, headers=headers)  # fmt: skip
+    assert other.status_code == 422
+    assert other.json()["code"] == "idempotency_key_reused"
+    # The key belongs to the API key that sent it: another caller's is another report.
+    admins = api.request("POST", "/v1/reports/settlement", keys.admin, json=body,
+                         headers=headers)  # fmt: skip
+    assert admins.status_code == 202
+    assert admins.json()["report_id"] != first.json()["report_id"]
+
+
+def test_a_table_key_reads_no_report(api: Client, keys: Keys) -> None:
+    body = {"from": "2026-11-20", "to": "2026-11-21"}
+    report_id = _queue(api, keys.auditor, body)["report_id"]
+    key = api.table_key(keys.admin, api.open_table(keys.admin))
+    for path in (f"/v1/reports/{report_id}", f"/v1/reports/{report_id}/document"):
+        refused = api.get(path, key)
+        assert refused.status_code == 403, refused.text
+        assert refused.headers["Content-Type"].startswith("application/problem+json")

@@ -4,11 +4,13 @@ CSV or PDF (admin and auditor keys)."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from typing import Any
 
 from flask import Response, url_for
 
+from casino.api import idempotency
 from casino.api.auth import OVERSEERS, allow
 from casino.api.context import current_actor, services
 from casino.api.jobs import job_status
@@ -36,20 +38,42 @@ blp = Blueprint("reports", __name__, url_prefix="/v1/reports",
 @problems(422)
 @blp.arguments(RequestSettlementReportSchema())
 @blp.response(202, ReportSchema)
+@blp.doc(parameters=[idempotency.HEADER_PARAMETER])
 def request_settlement_report(args: dict[str, Any]) -> Any:
     """Ask for a settlement report of a gaming day, a shift or any period"""
-    report_id = uuid.uuid4().hex
     request = SettlementRequest(args["from_"], args["to"], args["table_id"], args["format"])
+    retry = idempotency.from_request()
+    # With an Idempotency-Key the report's id is the key's (scoped to the API key), so a
+    # retry finds the report it asked for instead of asking again.
+    report_id = (
+        uuid.uuid4().hex if retry is None else hashlib.sha256(retry.key.encode()).hexdigest()[:32]
+    )
+    fingerprint = None if retry is None else retry.fingerprint
     requested_by = current_actor().label
     with services().pool.connection() as connection:
+        earlier = stored_report(connection, report_id)
+        if earlier is not None:
+            return _replay(earlier, fingerprint)
         stored = record_request(
-            connection, request, services().settings.gaming_day, report_id, requested_by
-        )
+            connection, request, services().settings.gaming_day, report_id, requested_by,
+            fingerprint,
+        )  # fmt: skip
     services().jobs.submit(
         TASK, report_id, from_text=request.from_text, to_text=request.to_text,
         table_id=request.table_id, format_name=request.format, requested_by=requested_by,
     )  # fmt: skip
     return _answer(stored, "queued")
+
+
+def _replay(earlier: StoredReport, fingerprint: str | None) -> Any:
+    if earlier.request.parameters.get("request_fingerprint") != fingerprint:
+        raise RuleViolation(
+            "idempotency_key_reused",
+            "this Idempotency-Key was already used for a different request",
+            idempotency.HEADER,
+        )
+    headers = {idempotency.REPLAYED_HEADER: "true"}
+    return _answer(earlier, _status(earlier)), 202, headers
 
 
 @blp.route("/<string:report_id>")
