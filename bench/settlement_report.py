@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from support import fresh_database
 
 from casino.domain.events import RoundOpened, RoundSettled, WagerPlaced, encode
+from casino.domain.gaming_day import GamingDayRule, resolve_period
 from casino.domain.rounds import settle_seat
 from casino.game.deal import deal_round
 from casino.game.shoe import shuffle
@@ -41,7 +42,6 @@ from casino.readmodels.apply_memory import MemoryReadModels
 from casino.readmodels.changes import TABLE_COLUMNS
 from casino.readmodels.projection import Fact, project
 from casino.reports.documents import render
-from casino.reports.gaming_day import GamingDayRule, resolve_period
 from casino.reports.settlement import settlement_report
 
 GOAL_SECONDS = 10.0

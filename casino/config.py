@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from casino.reports.gaming_day import GamingDayRule
+from casino.domain.gaming_day import GamingDayRule
 
 # Gaming days start at 06:00 casino time unless configured otherwise.
 DEFAULT_GAMING_DAY_START = 6

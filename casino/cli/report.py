@@ -17,6 +17,8 @@ from casino.reports.documents import FORMATS
 from casino.reports.make import SettlementRequest, make_settlement_report
 from casino.reports.store import report_content
 
+_OPTIONS = {"table_id": "--table", "from": "--from", "to": "--to", "format": "--format"}
+
 
 def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     report = commands.add_parser("report", help="reports for casino finance")
@@ -48,7 +50,7 @@ def run_settlement(args: argparse.Namespace) -> int:
     try:
         request.check(settings.gaming_day)
     except DomainError as error:
-        raise UsageError(f"--{error.field or 'from'}: {error.message}") from None
+        raise UsageError(f"{_OPTIONS.get(error.field or '', '--from')}: {error.message}") from None
     if args.format == "pdf" and args.output is None and sys.stdout.isatty():
         raise UsageError("--format pdf: give --output FILE (a PDF is not for the terminal)")
     database = open_database(settings, pool_size=1)

@@ -10,8 +10,8 @@ import psycopg
 
 from casino.domain import validation
 from casino.domain.errors import InvalidCommand
+from casino.domain.gaming_day import GamingDayRule, Period, resolve_period
 from casino.reports.documents import FORMATS, render
-from casino.reports.gaming_day import GamingDayRule, Period, resolve_period
 from casino.reports.settlement import settlement_report, software_version
 from casino.reports.store import (
     ReportRequest,

@@ -12,6 +12,7 @@ from typing import Any
 import psycopg
 
 from casino import __version__
+from casino.domain.gaming_day import GamingDayRule, Period
 from casino.reports.currencies import minor_unit_exponent
 from casino.reports.figures import (
     BetSums,
@@ -22,7 +23,6 @@ from casino.reports.figures import (
     point_total_figures,
     total_of,
 )
-from casino.reports.gaming_day import GamingDayRule, Period
 from casino.reports.settlement_queries import (
     Adjustment,
     Cell,

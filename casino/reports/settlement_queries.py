@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 
-from casino.reports.gaming_day import GamingDayRule, Period
+from casino.domain.gaming_day import GamingDayRule, Period
 
 
 @dataclass(frozen=True)

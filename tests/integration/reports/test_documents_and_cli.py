@@ -17,10 +17,10 @@ from pypdf import PdfReader
 from casino.app.service import Casino
 from casino.cli.main import main
 from casino.db.migrations import SQL_DIR
+from casino.domain.gaming_day import GamingDayRule, resolve_period
 from casino.eventstore.postgres import PostgresEventStore
 from casino.reconcile.read_models import check_table
 from casino.reports.documents import render
-from casino.reports.gaming_day import GamingDayRule, resolve_period
 from casino.reports.make import SettlementRequest, make_settlement_report, record_request
 from casino.reports.settlement import settlement_report
 from casino.reports.store import report_content
@@ -160,3 +160,14 @@ def test_the_worker_makes_the_report_as_it_was_asked(played: tuple[Played, Pool]
     report = json.loads(content)
     assert report["filters"]["gaming_day"] == {"start_hour": 6, "time_zone": "Europe/Malta"}
     assert report["filters"]["period"]["start"] == "2026-11-20T05:00:00+00:00"
+
+
+def test_the_cli_names_its_own_option_for_a_bad_table(
+    fresh_database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", fresh_database_url)
+    with pytest.raises(SystemExit) as exited:
+        main(["report", "settlement", "--from", "2026-11-20", "--to", "2026-11-21",
+              "--table", "no spaces allowed"])  # fmt: skip
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.startswith("error: --table:")

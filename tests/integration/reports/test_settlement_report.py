@@ -16,11 +16,11 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from casino.app.service import Casino
+from casino.domain.gaming_day import GamingDayRule, resolve_period
 from casino.eventstore.postgres import PostgresEventStore
 from casino.game.odds import odds_report
 from casino.reconcile.read_models import check_read_models
 from casino.reports.documents import CSV_HEADER, render
-from casino.reports.gaming_day import GamingDayRule, resolve_period
 from casino.reports.settlement import settlement_report
 from tests.integration.reports.day_of_play import Clock, Played, play
 from tests.integration.reports.independent import (

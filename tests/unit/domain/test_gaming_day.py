@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from casino.domain.errors import InvalidCommand
-from casino.reports.gaming_day import GamingDayRule, resolve_period
+from casino.domain.gaming_day import GamingDayRule, resolve_period
 
 MALTA = GamingDayRule(6, "Europe/Malta")
 
