@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from casino.reports.pdf import render_settlement_pdf
+from casino.reports.settlement import NO_ACTIVITY
 
 FORMATS = ("json", "csv", "pdf")
 MEDIA_TYPES = {"json": "application/json", "csv": "text/csv; charset=utf-8",
@@ -31,7 +32,6 @@ CSV_HEADER = (
     *(f"main_{c}" for c in _BET_COLUMNS), *(f"doubles_{c}" for c in _BET_COLUMNS),
     *_ROW_COLUMNS, "note",
 )  # fmt: skip
-NO_ACTIVITY = "No Activity"
 
 
 @dataclass(frozen=True)

@@ -110,15 +110,6 @@ def _deviation(variance: Fraction) -> Decimal:
 def bet_figures(sums: BetSums) -> dict[str, Any]:
     deviation = _deviation(sums.variance)
     excess = sums.win - sums.theoretical
-    z_score = (
-        None
-        if deviation == 0
-        else str(
-            _PRECISION.divide(
-                _PRECISION.divide(Decimal(excess.numerator), Decimal(excess.denominator)), deviation
-            ).quantize(Decimal("0.001"), rounding=ROUND_HALF_EVEN)
-        )
-    )
     return {
         "wagers": sums.wagers,
         "handle": sums.handle,
@@ -129,8 +120,18 @@ def bet_figures(sums: BetSums) -> dict[str, Any]:
         "theoretical_hold_pct": _percent(sums.theoretical, sums.handle),
         "win_minus_theoretical": _decimal(excess, 2),
         "standard_deviation": str(deviation.quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN)),
-        "z_score": z_score,
+        "z_score": _z_score(excess, deviation),
     }
+
+
+def _z_score(excess: Fraction, deviation: Decimal) -> str | None:
+    """How many standard deviations the win lies from the theoretical (none without
+    variance: no wager, or only sure outcomes)."""
+    if deviation == 0:
+        return None
+    excess_decimal = _PRECISION.divide(Decimal(excess.numerator), Decimal(excess.denominator))
+    z_score = _PRECISION.divide(excess_decimal, deviation)
+    return str(z_score.quantize(Decimal("0.001"), rounding=ROUND_HALF_EVEN))
 
 
 def figures(sums: Sums) -> dict[str, Any]:

@@ -43,13 +43,13 @@ from casino.reports.pdf_tables import (
     per_table,
     totals_grid,
 )
+from casino.reports.settlement import NO_ACTIVITY
 
 PAGE_SIZE = landscape(A4)
 MARGIN = 36.0
 _FOOTER_BASELINE = 20.0  # inside the bottom margin, below the frame
 FRAME_WIDTH = PAGE_SIZE[0] - 2 * MARGIN
 TITLE = "Settlement report"
-NO_ACTIVITY = "No Activity"
 _DOT = "\u00b7"
 
 
@@ -79,7 +79,7 @@ def _filters(report: Mapping[str, Any]) -> list[Flowable]:
     table = filters["table_id"]
     rows = [
         ["Filter", "Applied"],
-        ["Gaming days requested", f"{requested['from']} to {requested['to']}"],
+        ["Requested", f"{requested['from']} to {requested['to']}"],
         ["Period start", timestamp(period["start"])],
         ["Period end", timestamp(period["end"])],
         ["Table", "all tables" if table is None else str(table)],
@@ -92,6 +92,19 @@ def _filters(report: Mapping[str, Any]) -> list[Flowable]:
         Spacer(0, 6),
         Paragraph("Filters", styles()["subheading"]),
         grid(rows, FRAME_WIDTH, key_columns=2),
+    ]
+
+
+def _method(report: Mapping[str, Any]) -> list[Flowable]:
+    method = report.get("method") or {}
+    if not method:
+        return []
+    rows = [["Figure", "How it is made"], *([name.replace("_", " ").capitalize(), text]
+                                            for name, text in method.items())]  # fmt: skip
+    return [
+        Spacer(0, 6),
+        Paragraph("Method", styles()["subheading"]),
+        grid(rows, FRAME_WIDTH, key_columns=1, wrapped_column=1),
     ]
 
 
@@ -189,7 +202,7 @@ def _adjustments(adjustments: Sequence[Mapping[str, Any]]) -> list[Flowable]:
 
 
 def _story(report: Mapping[str, Any]) -> list[Flowable]:
-    story = [*_header(report), *_filters(report)]
+    story = [*_header(report), *_filters(report), *_method(report)]
     if report["no_activity"]:
         story += _no_activity()
         if report["adjustments"]:  # should any come with it, they are not hidden

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 
@@ -33,6 +33,18 @@ from casino.reports.settlement_queries import (
 )
 
 SOFTWARE = "casino"
+NO_ACTIVITY = "No Activity"
+# How the figures are made, stated in every report (finance and auditors read it there).
+METHOD = {
+    "period": "a round counts on the gaming day in which it was settled; a void or a "
+    "correction counts on the gaming day in which it was made",
+    "theoretical_win": "handle times the exact house edge of the paytable in force, a "
+    "fresh shoe's, by enumeration of every draw",
+    "standard_deviation": "the square root of the sum, over the wagers, of the stake squared "
+    "times its paytable's exact variance per unit staked; wagers are taken as independent",
+    "z_score": "(win - theoretical win) / standard deviation",
+    "adjusted_win": "win plus what corrections reclaimed less what they refunded",
+}
 
 
 def software_version() -> str:
@@ -65,6 +77,7 @@ def settlement_report(
             "table_id": table_id,
             "gaming_day": {"start_hour": rule.start_hour, "time_zone": rule.time_zone},
         },
+        "method": METHOD,
         "no_activity": not cells and not made,
         "currencies": _by_currency(cells, made, rule),
         "point_totals": point_total_figures(hands_by_total) if hands_by_total else [],
@@ -93,7 +106,14 @@ def _adjustment_sums(adjustment: Adjustment) -> Sums:
     return Sums(corrections=1, corrections_net=adjustment.reclaimed - adjustment.refunded)
 
 
-_Place = tuple[str, str, int, int, str]  # currency, table, main and Doubles paytable, day
+class _Place(NamedTuple):
+    """Where and when settled play is summed: the finest grain of the report."""
+
+    currency: str
+    table_id: str
+    main_paytable: int
+    doubles_paytable: int
+    gaming_day: str
 
 
 def _by_currency(
@@ -102,16 +122,18 @@ def _by_currency(
     """Each cell's sums, with each adjustment added where (and when) it was made."""
     places: dict[_Place, Sums] = defaultdict(Sums)
     for cell in cells:
-        place = (cell.currency, cell.table_id, cell.main_paytable, cell.doubles_paytable,
-                 cell.gaming_day.isoformat())  # fmt: skip
+        place = _Place(cell.currency, cell.table_id, cell.main_paytable, cell.doubles_paytable,
+                       cell.gaming_day.isoformat())  # fmt: skip
         places[place].add(_cell_sums(cell))
     for adjustment in made:
-        place = (adjustment.currency, adjustment.table_id, adjustment.main_paytable,
-                 adjustment.doubles_paytable, rule.day_of(adjustment.at).isoformat())  # fmt: skip
+        day = rule.day_of(adjustment.at).isoformat()
+        place = _Place(adjustment.currency, adjustment.table_id, adjustment.main_paytable,
+                       adjustment.doubles_paytable, day)  # fmt: skip
         places[place].add(_adjustment_sums(adjustment))
-    currencies = sorted({place[0] for place in places})
+    currencies = sorted({place.currency for place in places})
     return [
-        _currency_section(c, {p: s for p, s in places.items() if p[0] == c}) for c in currencies
+        _currency_section(c, {p: s for p, s in places.items() if p.currency == c})
+        for c in currencies
     ]
 
 
@@ -126,9 +148,14 @@ def _grouped(places: dict[_Place, Sums], key: Callable[[_Place], Any]) -> list[t
 def _currency_section(currency: str, places: dict[_Place, Sums]) -> dict[str, Any]:
     tables = [
         {"table_id": t, "main_paytable": m, "doubles_paytable": d, **figures(sums)}
-        for (t, m, d), sums in _grouped(places, lambda p: (p[1], p[2], p[3]))
+        for (t, m, d), sums in _grouped(
+            places, lambda p: (p.table_id, p.main_paytable, p.doubles_paytable)
+        )
     ]
-    days = [{"gaming_day": day, **figures(sums)} for day, sums in _grouped(places, lambda p: p[4])]
+    days = [
+        {"gaming_day": day, **figures(sums)}
+        for day, sums in _grouped(places, lambda p: p.gaming_day)
+    ]
     return {
         "currency": currency,
         "minor_unit_exponent": minor_unit_exponent(currency),
@@ -141,10 +168,10 @@ def _currency_section(currency: str, places: dict[_Place, Sums]) -> dict[str, An
 
 def _paytables(places: dict[_Place, Sums]) -> list[dict[str, Any]]:
     bets: dict[tuple[str, int], BetSums] = defaultdict(BetSums)
-    for (_, _, main, doubles, _), sums in places.items():
-        bets["main", main].add(sums.main)
+    for place, sums in places.items():
+        bets["main", place.main_paytable].add(sums.main)
         if sums.doubles.wagers:
-            bets["doubles", doubles].add(sums.doubles)
+            bets["doubles", place.doubles_paytable].add(sums.doubles)
     return [
         {"bet": bet, "paytable": number, **bet_figures(sums)}
         for (bet, number), sums in sorted(bets.items())

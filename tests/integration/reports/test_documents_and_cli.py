@@ -61,6 +61,7 @@ def test_the_pdf_states_the_figures_of_the_report(played: tuple[Played, Pool]) -
         assert day in text
     assert "Hold % by gaming day, EUR" in text and "Distribution of point totals" in text
     assert "dealer misread the connector" in text
+    assert "Method" in pages[0] and "fresh shoe" in text and "independent" in text
     assert all(f"report {'c' * 32}" in page for page in pages)
 
 

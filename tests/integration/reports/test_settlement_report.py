@@ -230,3 +230,5 @@ def test_reports_carry_when_and_what_made_them(played: tuple[Played, Pool]) -> N
     assert datetime.fromisoformat(report["generated_at"]) >= before
     assert report["filters"]["requested"] == {"from": "2026-11-20", "to": "2026-11-20"}
     assert report["filters"]["gaming_day"] == {"start_hour": 6, "time_zone": "Europe/Malta"}
+    assert "fresh shoe" in report["method"]["theoretical_win"]
+    assert "independent" in report["method"]["standard_deviation"]
