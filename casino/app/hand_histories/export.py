@@ -40,7 +40,7 @@ SELECT r.round_id, r.table_id, r.round_number, r.opened_at, r.closed_at, r.statu
  WHERE {scope}
    AND r.opened_at >= %(opened_from)s AND r.opened_at < %(opened_to)s
    AND r.status = ANY(%(played)s)
- ORDER BY r.opened_at, r.round_id, s.seat
+ ORDER BY {order}, s.seat
 """
 _BY_TABLE = "r.table_id = %(table_id)s"
 _BY_PLAYER = "s.player_id = %(player_id)s"
@@ -96,7 +96,10 @@ def rows_query(export: HandHistoryExport) -> tuple[str, dict[str, Any]]:
         "opened_from": export.opened_from, "opened_to": export.opened_to,
         "played": PLAYED_STATUSES,
     }  # fmt: skip
-    return _ROWS.format(scope=scope), params
+    # Play order: at one table, the rounds' numbers (what recall uses too; they hold if the
+    # clock steps back); across a player's tables, when each round opened.
+    order = "r.round_number" if export.table_id is not None else "r.opened_at, r.round_id"
+    return _ROWS.format(scope=scope, order=order), params
 
 
 def export_batches(

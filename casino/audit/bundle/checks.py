@@ -1,7 +1,11 @@
 """Check a verification bundle from the bundle alone.
 
 Each check is named (``CheckName``) and says why it passed or what it found. The chains
-prove the events are the log's own; the other checks then judge what the events say:
+prove the bundle's events are whole and unaltered with respect to their hashes; they
+are the log's own once a stream head's hash matches the live feed (``/v1/events``) or a
+checkpoint the auditor kept, and the commitment matches the one the table received when
+the round opened: a bundle forged whole would pass every check here. The other checks
+then judge what the events say:
 the commitment came before any wager, the revealed seed hashes to it, the re-derived
 shoe holds exactly the dealt tiles, and the settlement is the game's rules applied to
 them. The summary fields are proved against the events, never trusted.
@@ -170,9 +174,13 @@ def _commit_before_bets(facts: BundleFacts) -> tuple[Status, str]:
             f"ShoeOpened is at log position {shoe_opened.position}, after the first wager "
             f"(log position {first.position})"
         )
+    # The hashed evidence is the round's own chain: RoundOpened (version 1) carries the
+    # commitment, and every wager comes later in it. Log positions are not hashed: they
+    # confirm the order in the log, as context.
     return Status.PASS, (
-        f"ShoeOpened (log position {shoe_opened.position}) committed to {committed} before "
-        f"the first wager (log position {first.position}), and the round announced it"
+        f"the round's first event announced commitment {committed} before any wager in its "
+        f"hashed chain; ShoeOpened is at log position {shoe_opened.position}, the first "
+        f"wager at {first.position}"
     )
 
 
