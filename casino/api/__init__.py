@@ -7,6 +7,8 @@ health probes, metrics and the OpenAPI document (/openapi.json, /docs) do not.
 
 from __future__ import annotations
 
+import threading
+
 import redis
 from flask import Flask, request
 
@@ -62,6 +64,7 @@ def create_app(services: Services | None = None) -> Flask:
         redis=redis.Redis.from_url(
             services.redis_url, socket_timeout=1.0, socket_connect_timeout=1.0
         ),
+        export_slots=threading.BoundedSemaphore(max(1, services.settings.pool_size // 4)),
     )
     errors.register(app)
     metrics.install(app)

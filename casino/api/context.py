@@ -6,6 +6,7 @@ services, can live in one process, as they do in tests.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,6 +32,9 @@ class ApiState:
     authenticator: Authenticator
     metrics: Metrics
     redis: redis.Redis
+    # A streamed export holds a pooled connection while its client reads: at most these
+    # many at once per process, so exports never starve the commands of connections.
+    export_slots: threading.BoundedSemaphore
 
 
 def state() -> ApiState:

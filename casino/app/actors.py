@@ -24,4 +24,3 @@ class Actor:
 
     def may_operate(self, table_id: str) -> bool:
         return self.role is Role.ADMIN or (self.role is Role.TABLE and table_id in self.tables)
-

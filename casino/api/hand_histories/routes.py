@@ -14,7 +14,7 @@ from typing import Any
 from flask import Response, stream_with_context
 
 from casino.api.auth import ALL_ROLES, allow, require_table_read
-from casino.api.context import current_actor, queries, services
+from casino.api.context import current_actor, queries, services, state
 from casino.api.errors import ApiError
 from casino.api.fields import path_id
 from casino.api.hand_histories.schemas import (
@@ -36,6 +36,7 @@ blp = Blueprint("hand_histories", __name__, url_prefix="/v1",
                 description="Hand histories: the last rounds of a seat or a player, and "
                             "exports of a period")  # fmt: skip
 
+EXPORT_RETRY_SECONDS = 30
 _SEAT = re.compile(r"[1-9][0-9]{0,2}")  # short, so int() is cheap; the range is checked after
 _STREAMED = {
     "description": "one row per seat of each played round, oldest first",
@@ -85,7 +86,7 @@ def seat_last_rounds(args: dict[str, Any], table_id: str, seat: str) -> Any:
 
 @blp.route("/exports/hand-histories")
 @allow(ALL_ROLES)
-@problems(422)
+@problems(422, 503)
 @blp.arguments(ExportArgsSchema(), location="query")
 @blp.response(200, description=_STREAMED["description"], content_type="text/csv")
 @blp.doc(responses={"200": _STREAMED})
@@ -93,12 +94,24 @@ def export_hand_histories(args: dict[str, Any]) -> Any:
     """A player's or a table's hand histories of a period, streamed as CSV or JSON lines"""
     export = HandHistoryExport(**args)
     _require_own_table(export.table_id, "hand histories")
-    chunks = export_chunks(services().pool.connection, export)
-    return Response(
+    slots = state().export_slots
+    if not slots.acquire(blocking=False):
+        raise ApiError(503, "exports_busy", "as many exports as this server allows are "
+                       "streaming: retry in a little while", None,
+                       headers={"Retry-After": str(EXPORT_RETRY_SECONDS)})  # fmt: skip
+    try:
+        chunks = export_chunks(services().pool.connection, export)
+    except BaseException:
+        slots.release()
+        raise
+    response = Response(
         stream_with_context(chunks),
         mimetype=export.format.media_type,
         headers={"Content-Disposition": f'attachment; filename="{export.file_name}"'},
     )
+    # The server closes a response once it is sent or its client has gone, read or not.
+    response.call_on_close(slots.release)
+    return response
 
 
 def _seat_number(text: str) -> int:

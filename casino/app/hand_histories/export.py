@@ -28,6 +28,7 @@ from casino.domain.errors import InvalidCommand
 
 Connect = Callable[[], AbstractContextManager[psycopg.Connection[Any]]]
 
+IDLE_LIMIT = "2min"  # the longest a client may pause between batches
 BATCH = 1000  # rows per FETCH and per chunk sent: a few hundred KB of CSV
 
 _ROWS = """
@@ -112,6 +113,8 @@ def export_batches(
         connection.transaction(),
         connection.cursor(name="hand_history_export", row_factory=dict_row) as cursor,
     ):
+        # A client that stops reading must not hold this snapshot (and VACUUM) for ever.
+        connection.execute(f"SET LOCAL idle_in_transaction_session_timeout = '{IDLE_LIMIT}'")
         cursor.itersize = batch
         cursor.execute(query, params)
         rows = iter(cursor)
