@@ -46,6 +46,14 @@ def _play_and_read_everything(api: Client, keys: Keys, table: str, key: str, pla
         api.ok("GET", f"/v1/shoes/{dealt['shoe']['shoe_id']}", reader)
         api.ok("GET", f"/v1/tables/{table}", reader)
         api.ok("GET", f"/v1/rounds?table_id={table}", reader)
+        api.ok("GET", f"/v1/rounds/{round_id}/verification", reader)
+        api.ok("GET", f"/v1/tables/{table}/seats/1/rounds/last?n=5", reader)
+        api.ok("GET", f"/v1/players/{player}/rounds/last?n=5&table_id={table}", reader)
+        for export_format in ("csv", "jsonl"):
+            exported = api.get(f"/v1/exports/hand-histories?table_id={table}&format="
+                               f"{export_format}&from=2020-01-01T00:00:00Z"
+                               "&to=2100-01-01T00:00:00Z", reader)  # fmt: skip
+            assert exported.status_code == 200, exported.text
     api.last_position(keys.auditor)  # reads the whole event feed
     return dealt
 
