@@ -81,6 +81,12 @@ def test_an_auditor_gets_a_report_in_every_format(
         assert response.headers["ETag"] == f'"{summary["sha256"]}"'
         assert summary["file_name"] in response.headers["Content-Disposition"]
         documents[format_name] = response
+    documented = api.ok("GET", "/openapi.json")["paths"]["/v1/reports/{report_id}/document"]
+    content = documented["get"]["responses"]["200"]["content"]
+    for response in documents.values():  # every document's type is documented, as it is
+        media_type = response.headers["Content-Type"].split(";")[0]
+        expected = "object" if media_type == "application/json" else "string"
+        assert content[media_type]["schema"]["type"] == expected
     assert documents["json"].headers["Content-Type"].startswith("application/json")
     report = documents["json"].json()
     (section,) = report["currencies"]
