@@ -7,8 +7,8 @@ endpoint. The baseline, measured in the same run at the same K, is GET /healthz:
 the server and framework cost with no work behind them. Goal on 2 cores: at least 150
 rounds per second with the p99 deal latency under 50 ms.
 
-    .venv/bin/python bench/http_load.py [--seconds 10] [--clients 1,4,16] [--workers 4]
-        [--threads 4] [--repeat 3]
+    .venv/bin/python bench/http_load.py [--seconds 10] [--clients 1,4,16] [--workers N]
+        [--threads N] [--repeat 3]
 
 Uses DATABASE_URL's server (a fresh database) or an embedded Postgres.
 """
@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support import fresh_database
 
+from casino.api import gunicorn_config
 from casino.app.actors import Role
 from casino.app.keys import KeyStore
 from casino.db.connection import create_pool
@@ -74,8 +75,9 @@ def start_server(
     server = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "gunicorn"), "casino.api.wsgi:app",
+            "--config", "python:casino.api.gunicorn_config",  # as deployed, but for:
             "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-            "--worker-class", "gthread", "--threads", str(threads), "--log-level", "warning",
+            "--threads", str(threads), "--log-level", "warning",
         ],
         env=environment,
     )  # fmt: skip
@@ -221,8 +223,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", default="1,4,16")
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    parser.add_argument(
+        "--workers", type=int, default=gunicorn_config.workers,
+        help="gunicorn worker processes (default: as deployed, one per core)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--threads", type=int, default=gunicorn_config.threads,
+        help="threads per worker (default: as deployed)",
+    )  # fmt: skip
     parser.add_argument(
         "--repeat", type=int, default=3,
         help="runs per K, baseline and rounds alternating (a 2-core machine is noisy: the "

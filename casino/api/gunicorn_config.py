@@ -16,7 +16,13 @@ from typing import Any
 from prometheus_client import multiprocess
 
 worker_class = "gthread"
-threads = 4
+# One worker per core, two threads each: more requests in flight on the same cores only
+# contend (for the GIL, and for the log's append lock), and throughput falls. Measured by
+# bench/http_load.py on 2 cores at 16 clients: 2 workers x 2 threads, 162 rounds/s (p99
+# deal 96 ms); 4 x 4, 121-153 rounds/s (p99 deal 143-181 ms). WEB_CONCURRENCY or
+# --workers overrides the worker count.
+workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 2)
+threads = 2
 limit_request_line = 0
 
 

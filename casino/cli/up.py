@@ -37,7 +37,10 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     up.add_argument("--host", default=os.environ.get("CASINO_HOST", "127.0.0.1"))
     up.add_argument("--port", type=int, default=int(os.environ.get("CASINO_PORT", "8000")))
     up.add_argument(
-        "--web-workers", type=int, default=int(os.environ.get("CASINO_WEB_WORKERS", "3"))
+        "--web-workers",
+        type=int,
+        default=int(os.environ.get("CASINO_WEB_WORKERS") or os.cpu_count() or 2),
+        help="gunicorn workers, of two threads each (default: one per core)",
     )
     up.set_defaults(run=run_up)
 
