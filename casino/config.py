@@ -44,3 +44,9 @@ def _gaming_day_from_environment() -> GamingDayRule:
         return GamingDayRule(int(hour), zone)
     except ValueError as error:
         raise ValueError(f"CASINO_GAMING_DAY_*: {error}") from None
+
+
+def default_web_workers() -> int:
+    """gunicorn workers (two threads each): one per core, at most 4, since each keeps a
+    pool of ``pool_size`` connections and a Postgres allows 100 by default."""
+    return min(os.cpu_count() or 2, 4)

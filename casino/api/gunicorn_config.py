@@ -15,13 +15,16 @@ from typing import Any
 
 from prometheus_client import multiprocess
 
+from casino.config import default_web_workers
+
 worker_class = "gthread"
 # One worker per core, two threads each: more requests in flight on the same cores only
 # contend (for the GIL, and for the log's append lock), and throughput falls. Measured by
 # bench/http_load.py on 2 cores at 16 clients: 2 workers x 2 threads, 162 rounds/s (p99
-# deal 96 ms); 4 x 4, 121-153 rounds/s (p99 deal 143-181 ms). WEB_CONCURRENCY or
-# --workers overrides the worker count.
-workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 2)
+# deal 96 ms); 4 x 4, 121-153 rounds/s (p99 deal 143-181 ms). At most 4 by default:
+# each worker keeps a pool of CASINO_DB_POOL_SIZE connections, and a Postgres allows
+# 100 by default. WEB_CONCURRENCY or --workers overrides the worker count.
+workers = int(os.environ.get("WEB_CONCURRENCY") or default_web_workers())
 threads = 2
 limit_request_line = 0
 

@@ -24,7 +24,7 @@ from casino.app.actors import Role
 from casino.app.keys import KeyStore
 from casino.bootstrap import resolve_database_url, resolve_redis_url
 from casino.cli.args import Parser
-from casino.config import Settings
+from casino.config import Settings, default_web_workers
 from casino.db.connection import create_pool
 from casino.db.migrations import upgrade
 from casino.embedded_redis import stop_embedded_redis
@@ -39,8 +39,8 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
     up.add_argument(
         "--web-workers",
         type=int,
-        default=int(os.environ.get("CASINO_WEB_WORKERS") or os.cpu_count() or 2),
-        help="gunicorn workers, of two threads each (default: one per core)",
+        default=int(os.environ.get("CASINO_WEB_WORKERS") or default_web_workers()),
+        help="gunicorn workers, of two threads each (default: one per core, at most 4)",
     )
     up.set_defaults(run=run_up)
 
