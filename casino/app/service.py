@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from casino.app import answers
 from casino.app.actors import Actor, Role
-from casino.app.commands import CommandResult, Idempotency
+from casino.app.commands import CommandResult, Idempotency, key_reused
 from casino.app.seeds import Connect, keep_seed, seed_of
 from casino.app.unit import Command
 from casino.domain import accounts, rounds, shoes, tables, validation
@@ -41,14 +41,6 @@ MAX_ATTEMPTS = 50
 
 class VersionMismatch(RuleViolation):
     """The client pinned a version (If-Match) and the stream has moved on."""
-
-
-def _key_reused() -> RuleViolation:
-    return RuleViolation(
-        "idempotency_key_reused",
-        "this Idempotency-Key was already used for a different request",
-        "Idempotency-Key",
-    )
 
 
 class Casino:
@@ -111,7 +103,7 @@ class Casino:
                     ) from None
                 continue
             except IdempotencyConflict:
-                raise _key_reused() from None
+                raise key_reused() from None
             except IdempotentReplay as replay:
                 return self._replay(replay.record, idempotency)
             return result
@@ -120,7 +112,7 @@ class Casino:
     @staticmethod
     def _replay(stored: IdempotencyRecord, idempotency: Idempotency | None) -> CommandResult:
         if idempotency is None or stored.fingerprint != idempotency.fingerprint:
-            raise _key_reused()
+            raise key_reused()
         return CommandResult(stored.response, stored.status, replayed=True)
 
     @staticmethod

@@ -21,6 +21,7 @@ from casino.api.reports.schemas import (
     RequestSettlementReportSchema,
 )
 from casino.api.spec import Blueprint, problems
+from casino.app.commands import key_reused
 from casino.domain import validation
 from casino.domain.errors import NotFound, RuleViolation
 from casino.reports.make import SettlementRequest, record_request
@@ -73,11 +74,7 @@ def request_settlement_report(args: dict[str, Any]) -> Any:
 
 def _replay(earlier: StoredReport, fingerprint: str | None) -> Any:
     if earlier.request.parameters.get("request_fingerprint") != fingerprint:
-        raise RuleViolation(
-            "idempotency_key_reused",
-            "this Idempotency-Key was already used for a different request",
-            idempotency.HEADER,
-        )
+        raise key_reused()
     headers = {idempotency.REPLAYED_HEADER: "true"}
     return _answer(earlier, _status(earlier)), 202, headers
 
