@@ -93,8 +93,13 @@ def total_of(parts: Iterable[Sums]) -> Sums:
 # --- as shown -------------------------------------------------------------------------
 
 
+def _as_decimal(value: Fraction) -> Decimal:
+    """The fraction to 60 significant digits, far past any figure shown."""
+    return _PRECISION.divide(Decimal(value.numerator), Decimal(value.denominator))
+
+
 def _decimal(value: Fraction, places: int) -> str:
-    quotient = _PRECISION.divide(Decimal(value.numerator), Decimal(value.denominator))
+    quotient = _as_decimal(value)
     return str(quotient.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN))
 
 
@@ -103,7 +108,7 @@ def _percent(part: Fraction, whole: int) -> str | None:
 
 
 def _deviation(variance: Fraction) -> Decimal:
-    exact = _PRECISION.divide(Decimal(variance.numerator), Decimal(variance.denominator))
+    exact = _as_decimal(variance)
     return _PRECISION.sqrt(exact)
 
 
@@ -129,8 +134,7 @@ def _z_score(excess: Fraction, deviation: Decimal) -> str | None:
     variance: no wager, or only sure outcomes)."""
     if deviation == 0:
         return None
-    excess_decimal = _PRECISION.divide(Decimal(excess.numerator), Decimal(excess.denominator))
-    z_score = _PRECISION.divide(excess_decimal, deviation)
+    z_score = _PRECISION.divide(_as_decimal(excess), deviation)
     return str(z_score.quantize(Decimal("0.001"), rounding=ROUND_HALF_EVEN))
 
 

@@ -65,9 +65,11 @@ class Adjustment:
     reclaimed: int
 
 
-_SETTLED = """
+_AT_TABLE = "(%(table_id)s::text IS NULL OR table_id = %(table_id)s::text)"  # None: every table
+
+_SETTLED = f"""
 status IN ('settled', 'reversed') AND closed_at >= %(start)s AND closed_at < %(end)s
-AND (%(table_id)s::text IS NULL OR table_id = %(table_id)s::text)
+AND {_AT_TABLE}
 """
 
 _CELLS = f"""
@@ -85,12 +87,12 @@ WHERE {_SETTLED}
 GROUP BY total
 """
 
-_ADJUSTMENTS = """
+_ADJUSTMENTS = f"""
 SELECT status, round_id, table_id, currency, main_paytable, doubles_paytable, adjusted_at,
        adjusted_by, adjustment_reason, refunded, reclaimed
 FROM rm_rounds
 WHERE adjusted_at >= %(start)s AND adjusted_at < %(end)s
-AND (%(table_id)s::text IS NULL OR table_id = %(table_id)s::text)
+AND {_AT_TABLE}
 ORDER BY adjusted_at, round_id COLLATE "C"
 """
 
