@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +15,15 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 from pypdf import PdfReader
 
-from casino.app.service import Casino
 from casino.cli.main import main
 from casino.db.migrations import SQL_DIR
 from casino.domain.gaming_day import GamingDayRule, resolve_period
-from casino.eventstore.postgres import PostgresEventStore
 from casino.reconcile.read_models import check_table
 from casino.reports.documents import render
 from casino.reports.make import SettlementRequest, make_settlement_report, record_request
 from casino.reports.settlement import settlement_report
 from casino.reports.store import report_content
-from tests.integration.reports.day_of_play import Clock, Played, play
+from tests.integration.reports.day_of_play import Played
 
 pytestmark = pytest.mark.integration
 
@@ -33,10 +32,8 @@ RULE = GamingDayRule(6, "Europe/Malta")
 
 
 @pytest.fixture
-def played(fresh_casino: tuple[Casino, Pool]) -> tuple[Played, Pool]:
-    _, pool = fresh_casino
-    clock = Clock()
-    return play(Casino(PostgresEventStore(pool), pool.connection, clock=clock), clock, 40), pool
+def played(play_rounds_on_a_clock: Callable[[int], tuple[Played, Pool]]) -> tuple[Played, Pool]:
+    return play_rounds_on_a_clock(40)
 
 
 def _pdf_pages(content: bytes) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -15,14 +16,12 @@ import pytest
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from casino.app.service import Casino
 from casino.domain.gaming_day import GamingDayRule, resolve_period
-from casino.eventstore.postgres import PostgresEventStore
 from casino.game.odds import odds_report
 from casino.reconcile.read_models import check_read_models
 from casino.reports.documents import CSV_HEADER, render
 from casino.reports.settlement import settlement_report
-from tests.integration.reports.day_of_play import Clock, Played, play
+from tests.integration.reports.day_of_play import Played
 from tests.integration.reports.independent import (
     Expected,
     expected_figures,
@@ -37,11 +36,8 @@ Pool = ConnectionPool[Connection[Any]]
 
 
 @pytest.fixture
-def played(fresh_casino: tuple[Casino, Pool]) -> tuple[Played, Pool]:
-    _, pool = fresh_casino
-    clock = Clock()
-    timed = Casino(PostgresEventStore(pool), pool.connection, clock=clock)
-    return play(timed, clock), pool
+def played(play_rounds_on_a_clock: Callable[[int], tuple[Played, Pool]]) -> tuple[Played, Pool]:
+    return play_rounds_on_a_clock(90)
 
 
 def _report(pool: Pool, start: str, end: str, table_id: str | None = None) -> dict[str, Any]:
