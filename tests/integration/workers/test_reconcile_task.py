@@ -10,6 +10,7 @@ from psycopg_pool import ConnectionPool
 
 from casino.app.service import Casino
 from casino.domain.tables import OpenTable
+from casino.readmodels.rebuild import APPEND_LOCK
 from tests.integration.app.conftest import ADMIN, play_rounds
 from tests.integration.workers.conftest import WorkerFactory
 from workers.tasks import reconcile
@@ -61,11 +62,16 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_run_is_recorded_once(
 ) -> None:
     casino, pool = fresh_casino
     play(casino, 40)
-    first = start_worker()
-    result = reconcile.apply_async(queue=worker_queue)
-    wait_for(result, "STARTED")
-    first.kill()  # no chance to finish, acknowledge or clean up
-    first.wait(10)
+    # The test holds the log's append lock, so the run cannot record its outcome: it is
+    # still running when the worker is killed, however fast it checks the log.
+    with pool.connection() as holder:
+        holder.execute("SELECT pg_advisory_lock(%s)", (APPEND_LOCK,))
+        first = start_worker()
+        result = reconcile.apply_async(queue=worker_queue)
+        wait_for(result, "STARTED")
+        first.kill()  # no chance to finish, acknowledge or clean up
+        first.wait(10)
+        holder.execute("SELECT pg_advisory_unlock(%s)", (APPEND_LOCK,))
     start_worker()
     summary = result.get(timeout=DEADLINE)
     assert summary["clean"] is True
