@@ -28,6 +28,7 @@ heads read from the database when it was not the head.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -62,7 +63,10 @@ _UNIQUE_VIOLATION = "23505"
 
 _COMMIT = (
     "SELECT out_stream_id, out_version, out_position, out_recorded_at"
-    " FROM events_commit(%s, %s, %s, %s::jsonb, %s, %s::jsonb)"
+    " FROM events_commit(%s, %s, %s, %s::jsonb, %s::integer,"
+    " %s::text[], %s::integer[], %s::text[],"
+    " %s::text[], %s::integer[], %s::text[], %s::integer[], %s::jsonb[], %s::jsonb[],"
+    " %s::text[], %s::text[])"
 )
 _HEADS = """
 SELECT s.stream_id, h.version, h.hash
@@ -103,23 +107,66 @@ _FIND_IDEMPOTENT = (
 )
 
 
-def _appends_json(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> str:
-    # Assembled from the canonical JSON already made for the hashes: no second
-    # serialisation of event data, and no driver-side array adaptation.
-    appends = []
-    for pending, batch in zip(uow.appends, chained, strict=True):
-        events = ",".join(
-            f'{{"data":{event.data_json.decode()},"hash":"{event.hash}",'
-            f'"schema_version":{event.schema_version},"type":{json.dumps(event.type)}}}'
-            for event in batch
-        )
-        appends.append(
-            f'{{"events":[{events}],"expected_version":{pending.expected_version},'
-            f'"metadata":{pending.metadata_json.decode()},'
-            f'"previous_hash":"{batch[0].previous_hash}",'
-            f'"stream_id":{json.dumps(pending.stream_id)}}}'
-        )
-    return "[" + ",".join(appends) + "]"
+# Postgres array literals, made here: psycopg's own list adaptation costs more than the
+# rest of a command put together. Every text element is quoted (so any text goes in as
+# it is, the word NULL included), except hex hashes, which need no quoting.
+
+
+def _text_array(items: list[str]) -> str:
+    return "{" + ",".join([_quoted(item) for item in items]) + "}"
+
+
+def _json_array(items: list[bytes]) -> str:
+    if not items:
+        return "{}"
+    return (
+        '{"'
+        + '","'.join([item.decode().replace("\\", "\\\\").replace('"', '\\"') for item in items])
+        + '"}'
+    )
+
+
+def _hex_array(items: list[str]) -> str:
+    return "{" + ",".join(items) + "}"
+
+
+def _int_array(items: list[int]) -> str:
+    return "{" + ",".join([str(item) for item in items]) + "}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted(text: str) -> str:
+    # Stream ids and event types repeat: quote each once.
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[Any, ...]:
+    """events_commit()'s arguments: the idempotency record, each stream's head as the
+    chain assumes it, and the events as parallel arrays (sql/0017_events_commit_arrays.sql).
+    Event data goes as the canonical JSON already made for the hashes."""
+    record = uow.idempotency
+    heads: dict[str, ChainedEvent] = {}
+    for batch in chained:
+        heads.setdefault(batch[0].stream_id, batch[0])
+    events = [event for batch in chained for event in batch]
+    return (
+        record.scope if record else None,
+        record.key if record else None,
+        record.fingerprint if record else None,
+        uow.idempotency_response_json.decode() if record else None,
+        record.status if record else None,
+        _text_array(list(heads)),
+        _int_array([first.version - 1 for first in heads.values()]),
+        _hex_array([first.previous_hash for first in heads.values()]),
+        _text_array([event.stream_id for event in events]),
+        _int_array([event.version for event in events]),
+        _text_array([event.type for event in events]),
+        _int_array([event.schema_version for event in events]),
+        _json_array([event.data_json for event in events]),
+        _json_array([event.metadata_json for event in events]),
+        _hex_array([event.previous_hash for event in events]),
+        _hex_array([event.hash for event in events]),
+    )
 
 
 class PostgresEventStore:
@@ -227,15 +274,7 @@ class PostgresEventStore:
         chained: list[list[ChainedEvent]],
         owned: bool,
     ) -> list[tuple[Any, ...]]:
-        record = uow.idempotency
-        params = (
-            record.scope if record else None,
-            record.key if record else None,
-            record.fingerprint if record else None,
-            uow.idempotency_response_json.decode() if record else None,
-            record.status if record else None,
-            _appends_json(uow, chained),
-        )
+        params = _commit_params(uow, chained)
         if owned and not uow.statements:
             # A single statement is its own transaction: atomic without BEGIN/COMMIT.
             cursor = conn.cursor(row_factory=tuple_row)

@@ -71,6 +71,28 @@ def test_appended_events_read_back_in_order_and_chained(store: EventStore) -> No
         previous = event.hash
 
 
+def test_any_text_goes_in_and_comes_back_as_it_was(store: EventStore) -> None:
+    # The Postgres store sends events as array literals: quotes, backslashes, braces,
+    # commas, blanks and the word NULL must all arrive as they are.
+    awkward = 'a "quoted", {braced} \\ back\\slashed NULL \t tab ünï ✓ '
+    stream = f"{new_stream()} {awkward}"
+    data: JSONObject = {awkward: [awkward, '\\"', "}", "{", ",", "NULL", ""]}
+    recorded = store.append(stream, 0, [NewEvent(f"Odd {awkward}", data)], {"actor": awkward})
+    assert store.read_stream(stream) == recorded
+    (event,) = recorded
+    assert (event.stream_id, event.type, event.data) == (stream, f"Odd {awkward}", data)
+    assert event.metadata == {"actor": awkward}
+    assert event.hash == event_hash(
+        stream_id=stream,
+        version=1,
+        event_type=event.type,
+        schema_version=1,
+        data=data,
+        metadata={"actor": awkward},
+        previous_hash=ZERO_HASH,
+    )
+
+
 def test_versions_continue_across_appends(store: EventStore) -> None:
     stream = new_stream()
     assert store.stream_version(stream) == 0
@@ -119,6 +141,8 @@ def test_a_unit_of_work_spans_streams_and_commits_once(store: EventStore) -> Non
         uow.append(player, 1, events("Staked"))
         uow.append(round_id, 2, events("BettingClosed"))
     assert [e.stream_id for e in uow.recorded] == [round_id, round_id, player, round_id]
+    positions = [e.position for e in uow.recorded]
+    assert positions == sorted(positions) and len(set(positions)) == 4
     assert store.stream_version(round_id) == 3
     assert store.stream_version(player) == 2
 
