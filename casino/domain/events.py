@@ -265,5 +265,5 @@ def encode(event: DomainEvent) -> JsonDict:
 
 def decode(event_type: str, data: JsonDict) -> DomainEvent:
     cls = EVENT_TYPES[event_type]
-    names = {f.name for f in fields(cls)}
+    names = _FIELD_NAMES[cls]
     return cls(**{k: v for k, v in data.items() if k in names})

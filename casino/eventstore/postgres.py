@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg import Connection
+from psycopg import Connection, RawCursor
 from psycopg.pq import TransactionStatus
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
@@ -132,6 +132,24 @@ def _hex_array(items: list[str]) -> str:
 
 def _int_array(items: list[int]) -> str:
     return "{" + ",".join([str(item) for item in items]) + "}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _native_placeholders(query: str) -> str | None:
+    """``query`` with its ``%s`` placeholders numbered as Postgres's own ``$1, $2, ...``,
+    or None when it has any other ``%``. psycopg converts a query on every execution
+    when it has more than 50 parameters (it caches only smaller ones), and read-model
+    upserts of many rows have hundreds."""
+    parts = query.split("%s")
+    if any("%" in part for part in parts):
+        return None
+    return "".join(f"{part}${number}" for number, part in enumerate(parts[:-1], 1)) + parts[-1]
+
+
+def _list(value: list[Any]) -> Any:
+    # A list of integers (the read models' integer[] columns) as an array literal:
+    # adapting lists is the slowest thing psycopg does.
+    return _int_array(value) if all(type(item) is int for item in value) else value
 
 
 @functools.lru_cache(maxsize=4096)
@@ -284,8 +302,14 @@ class PostgresEventStore:
         with conn.pipeline():
             if owned:
                 conn.execute("BEGIN")
+            raw = RawCursor(conn)
             for sql, statement_params in uow.statements:
-                conn.execute(sql, statement_params)
+                native = _native_placeholders(sql)
+                if native is None or not isinstance(statement_params, Sequence):
+                    conn.execute(sql, statement_params)
+                else:
+                    values = [_list(v) if type(v) is list else v for v in statement_params]
+                    raw.execute(native, values)
             cursor = conn.cursor(row_factory=tuple_row)
             cursor.execute(_COMMIT, params, prepare=True)
             if owned:

@@ -65,6 +65,34 @@ def test_canonical_json_equals_the_rfc8785_package(value: dict[str, Any]) -> Non
     assert outcome(canonical_json, value) == outcome(rfc8785.dumps, value)
 
 
+# What events are made of: ASCII text (every control character included), integers up to
+# 2**53, booleans, null, lists and objects. canonical_json takes orjson's text for these
+# unless it could differ; this checks that it never does.
+ascii_text = st.text(alphabet=st.characters(max_codepoint=127), max_size=8)
+event_like = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | ascii_text
+    | st.sampled_from([0.5, 1.0, -0.0, 1e16, 1e-7, float("nan"), float("inf"), 2.0**60]),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(ascii_text, children, max_size=4)
+    ),
+    max_leaves=16,
+)
+
+
+@given(st.dictionaries(ascii_text, event_like, max_size=5))
+def test_the_fast_path_equals_the_rfc8785_package(value: dict[str, Any]) -> None:
+    assert outcome(canonical_json, value) == outcome(rfc8785.dumps, value)
+
+
+def test_every_ascii_character_is_escaped_as_rfc8785_escapes_it() -> None:
+    text = "".join(map(chr, range(128)))
+    assert canonical_json({text: [text]}) == rfc8785.dumps({text: [text]})
+
+
 def whole_object_hash(**fields: Any) -> str:
     return hashlib.sha256(rfc8785.dumps(fields)).hexdigest()
 
