@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
+import orjson
 from psycopg import sql
 
 from casino.readmodels.changes import TABLE_KEYS, RowChange, Update, Upsert, key_of
@@ -81,6 +82,41 @@ def _update_statement(
     )
 
 
+@cache
+def _update_many_statement(
+    table: str, key: tuple[str, ...], values: tuple[str, ...], add: tuple[str, ...]
+) -> str:
+    """One UPDATE for many rows, given as a JSON array of objects (key, values and
+    additions by column name), typed by the table's own row type."""
+    rows = sql.Identifier("v")
+    assignments = [
+        sql.SQL("{} = {}.{}").format(sql.Identifier(c), rows, sql.Identifier(c)) for c in values
+    ] + [
+        sql.SQL("{} = {}").format(
+            sql.Identifier(c), _added(table, c, sql.SQL("{}.{}").format(rows, sql.Identifier(c)))
+        )
+        for c in add
+    ]
+    return (
+        sql.SQL(
+            "UPDATE {t} SET {sets} FROM jsonb_populate_recordset(NULL::{t}, %s::jsonb) AS {v}"
+            " WHERE {where}"
+        )
+        .format(
+            t=sql.Identifier(table),
+            sets=sql.SQL(", ").join(assignments),
+            v=rows,
+            where=sql.SQL(" AND ").join(
+                sql.SQL("{t}.{c} = {v}.{c}").format(
+                    t=sql.Identifier(table), c=sql.Identifier(c), v=rows
+                )
+                for c in key
+            ),
+        )
+        .as_string(None)
+    )
+
+
 Statement = tuple[str, list[Any]]
 
 
@@ -122,8 +158,40 @@ def batched_statements(changes: Sequence[RowChange]) -> list[Statement]:
             first.table, tuple(first.row), first.keep, first.add, len(batch)
         )
         result.append((statement, [v for u in batch for v in u.row.values()]))
-    result.extend(statements(_merged_updates(updates)))
+    merged = _merged_updates(updates)
+    batches = _update_batches(merged)
+    if batches is None:
+        result.extend(statements(merged))
+        return result
+    for same_shape in batches:
+        if len(same_shape) == 1:
+            result.extend(statements(same_shape))
+            continue
+        one = same_shape[0]
+        statement = _update_many_statement(
+            one.table, tuple(one.key), tuple(one.values), tuple(one.add)
+        )
+        rows = [{**u.key, **u.values, **u.add} for u in same_shape]
+        try:
+            result.append((statement, [orjson.dumps(rows).decode()]))
+        except TypeError:  # a value JSON cannot carry: one statement per row
+            result.extend(statements(same_shape))
     return result
+
+
+def _update_batches(updates: Sequence[Update]) -> list[list[Update]] | None:
+    """Updates of one table and shape, together; None when a row is updated twice (then
+    their order matters, and they go one by one)."""
+    rows: set[tuple[str, Any]] = set()
+    groups: dict[tuple[Any, ...], list[Update]] = {}
+    for update in updates:
+        row = (update.table, key_of(update.table, update.key))
+        if row in rows:
+            return None
+        rows.add(row)
+        shape = (update.table, tuple(update.key), tuple(update.values), tuple(update.add))
+        groups.setdefault(shape, []).append(update)
+    return list(groups.values())
 
 
 def _upserts_precede_updates(changes: Sequence[RowChange]) -> bool:

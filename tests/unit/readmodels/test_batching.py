@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 from casino.readmodels.apply_sql import batched_statements, statements
 from casino.readmodels.changes import RowChange, Update, Upsert
 
@@ -36,5 +38,31 @@ def test_an_upsert_after_an_update_of_its_row_keeps_the_original_order() -> None
     changes: list[RowChange] = [
         Update("rm_balances", {"player_id": "a", "currency": "EUR"}, {"balance": 5}),
         balance("a", 1),
+    ]
+    assert batched_statements(changes) == statements(changes)
+
+
+def seat(seat_number: int, hand: list[int]) -> Update:
+    return Update("rm_seats", {"round_id": "r", "seat": seat_number}, {"hand": hand}, {"paid": 5})
+
+
+def test_updates_of_many_rows_of_one_shape_share_one_statement() -> None:
+    batched = batched_statements([seat(1, [1, 2]), seat(2, [3, 4]), seat(3, [5, 6])])
+    assert len(batched) == 1
+    statement, params = batched[0]
+    assert "jsonb_populate_recordset" in statement
+    assert json.loads(params[0]) == [
+        {"round_id": "r", "seat": n, "hand": hand, "paid": 5}
+        for n, hand in ((1, [1, 2]), (2, [3, 4]), (3, [5, 6]))
+    ]
+
+
+def test_a_row_updated_twice_keeps_every_update_in_order() -> None:
+    # The second update of seat 1 sets what the first added: they cannot merge, and
+    # their order matters, so every update goes alone, in order.
+    changes: list[RowChange] = [
+        seat(1, [1]),
+        seat(2, [2]),
+        Update("rm_seats", {"round_id": "r", "seat": 1}, {"paid": 0}),
     ]
     assert batched_statements(changes) == statements(changes)
