@@ -22,6 +22,9 @@ class Settings:
     gaming_day: GamingDayRule = field(
         default_factory=lambda: GamingDayRule(DEFAULT_GAMING_DAY_START, "UTC")
     )
+    # Test suites: check every command answer against its documented schema (they are
+    # sent as they are, not dumped through marshmallow; see casino/api/idempotency.py).
+    check_answers: bool = False
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -32,6 +35,7 @@ class Settings:
             pool_size=int(os.environ.get("CASINO_DB_POOL_SIZE", "10")),
             task_queue=os.environ.get("CASINO_TASK_QUEUE", "casino"),
             gaming_day=_gaming_day_from_environment(),
+            check_answers=os.environ.get("CASINO_CHECK_ANSWERS") == "1",
         )
 
 

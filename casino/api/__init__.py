@@ -12,7 +12,7 @@ import threading
 import redis
 from flask import Flask, request
 
-from casino.api import errors
+from casino.api import errors, idempotency
 from casino.api.audits.routes import blp as audits
 from casino.api.auth import Authenticator, authenticate
 from casino.api.context import EXTENSION, ApiState
@@ -56,6 +56,7 @@ def create_app(services: Services | None = None) -> Flask:
     app = Flask(__name__)
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.config[idempotency.CHECK_ANSWERS] = services.settings.check_answers
     metrics = Metrics()
     app.extensions[EXTENSION] = ApiState(
         services=services,

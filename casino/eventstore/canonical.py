@@ -77,9 +77,10 @@ def _encode_common(value: Any, out: list[str]) -> None:
 # orjson writes what RFC 8785 writes for objects with ASCII keys, strings, integers up
 # to 2**53 (STRICT_INTEGER refuses larger ones), booleans and null, escapes included.
 # Where it could differ, the text shows it: a float (digits then "." or an exponent),
-# a NaN or infinity (which orjson writes as null), anything not ASCII (the key order of
-# RFC 8785 is by UTF-16 code units). Such text, and whatever orjson refuses (a datetime,
-# a dataclass, a subclass of a JSON type, a non-str key), goes the careful way.
+# anything not ASCII (the key order of RFC 8785 is by UTF-16 code units), or a null that
+# was a NaN or an infinity (which orjson writes as null). Such text, and whatever orjson
+# refuses (a datetime, a dataclass, a subclass of a JSON type, a non-str key), goes the
+# careful way.
 _ORJSON_OPTIONS = (
     orjson.OPT_SORT_KEYS
     | orjson.OPT_STRICT_INTEGER
@@ -87,10 +88,21 @@ _ORJSON_OPTIONS = (
     | orjson.OPT_PASSTHROUGH_DATETIME
     | orjson.OPT_PASSTHROUGH_SUBCLASS
 )
-_MAYBE_NOT_CANONICAL = re.compile(
-    # a whole value (after ":", "[" or ",", before ",", "]" or "}"): a float or a null
-    rb"[:,\[](?:-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)|null)[,\]}]"
+_FLOAT = re.compile(
+    # a whole value (after ":", "[" or ",", before ",", "]" or "}") that is a float
+    rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)[,\]}]"
 )
+_STRICT_ENCODER = json.JSONEncoder(allow_nan=False, check_circular=False)
+
+
+def _no_nan_or_infinity(value: dict[str, Any]) -> bool:
+    # With no float in orjson's text, a null there is None or a NaN or infinity; the
+    # standard library's encoder refuses the latter two.
+    try:
+        _STRICT_ENCODER.encode(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def canonical_json(value: Mapping[str, Any]) -> bytes:
@@ -106,7 +118,11 @@ def canonical_json(value: Mapping[str, Any]) -> bytes:
     except TypeError:
         pass
     else:
-        if text.isascii() and not _MAYBE_NOT_CANONICAL.search(text):
+        if (
+            text.isascii()
+            and not _FLOAT.search(text)
+            and (b"null" not in text or _no_nan_or_infinity(value))
+        ):
             return text
     out: list[str] = []
     try:

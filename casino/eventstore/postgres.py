@@ -276,7 +276,7 @@ class PostgresEventStore:
                 unknown.append(stream_id)
         if unknown:
             cursor = conn.cursor(row_factory=tuple_row)
-            rows = cursor.execute(_HEADS, (unknown,), prepare=True).fetchall()
+            rows = cursor.execute(_HEADS, (_text_array(unknown),), prepare=True).fetchall()
             heads = {row[0]: (row[1], row[2]) for row in rows}
             for stream_id in unknown:
                 version, digest = heads.get(stream_id, (0, ZERO_HASH))
@@ -389,10 +389,14 @@ class PostgresEventStore:
         with self._pool.connection() as conn:
             cursor = conn.cursor(row_factory=tuple_row)
             if types is None:
-                rows = cursor.execute(_READ_LAST, (list(stream_ids),), prepare=True).fetchall()
+                rows = cursor.execute(
+                    _READ_LAST, (_text_array(list(stream_ids)),), prepare=True
+                ).fetchall()
             else:
                 rows = cursor.execute(
-                    _READ_LATEST_OF_TYPES, (list(stream_ids), list(types)), prepare=True
+                    _READ_LATEST_OF_TYPES,
+                    (_text_array(list(stream_ids)), _text_array(list(types))),
+                    prepare=True,
                 ).fetchall()
         found: dict[str, list[RecordedEvent]] = {}
         heads: dict[str, int] = {}
