@@ -51,6 +51,7 @@ def test_updates_of_many_rows_of_one_shape_share_one_statement() -> None:
     assert len(batched) == 1
     statement, params = batched[0]
     assert "jsonb_populate_recordset" in statement
+    assert params[1] == 3  # the LIMIT: every row, and the planner's estimate
     assert json.loads(params[0]) == [
         {"round_id": "r", "seat": n, "hand": hand, "paid": 5}
         for n, hand in ((1, [1, 2]), (2, [3, 4]), (3, [5, 6]))
