@@ -246,6 +246,10 @@ class Casino:
             shoe = self._shoe_for_round(command, table, client_seed)
             round_id = self.new_id()
             opened = rounds.open_round(round_id, table.config, table.rounds_started + 1, shoe)
+            # A new id's stream is new: the append is checked at version 0 without first
+            # asking the log (should the id exist after all, the append is refused and the
+            # command decided again, with another id).
+            command.loaded[round_stream(round_id)] = 0
             command.append(round_stream(round_id), [opened])
             started = RoundStarted(
                 table_id=table_id,

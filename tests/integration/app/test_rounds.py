@@ -13,7 +13,10 @@ from casino.app.queries import Queries
 from casino.app.service import Casino
 from casino.domain.errors import Forbidden, RuleViolation
 from casino.domain.rounds import SeatWager
+from casino.domain.streams import round_stream
 from casino.domain.tables import OpenTable
+from casino.eventstore import NewEvent
+from casino.eventstore.postgres import PostgresEventStore
 from casino.game.deal import deal_round
 from casino.game.paytables import DOUBLES_PAYTABLES, MAIN_PAYTABLES
 from casino.game.scoring import score_tiles
@@ -218,3 +221,21 @@ def reconfigured(table_id: str, **changes: Any) -> OpenTable:
         "doubles_min": 100, "doubles_max": 10_000, "cut_card": None,
     }  # fmt: skip
     return OpenTable(**(values | changes))
+
+
+def test_a_new_round_id_that_already_names_a_stream_is_replaced_by_another(
+    event_store: PostgresEventStore, pool: Pool, new_table: Callable[..., str]
+) -> None:
+    # open_round appends a new id's stream at version 0 without asking the log first;
+    # should the id name a stream after all, the append is refused and the command is
+    # decided again with a fresh id, and the other stream is left as it was.
+    table_id = new_table()
+    taken = f"taken-{table_id}"
+    event_store.append(round_stream(taken), 0, [NewEvent("Unrelated", {"n": 1})])
+    # A new table's first round draws a shoe id, then a round id; the retry does again.
+    ids = iter([f"shoe-a-{table_id}", taken, f"shoe-b-{table_id}", f"fresh-{table_id}"])
+    casino = Casino(event_store, pool.connection, new_id=lambda: next(ids))
+    opened = casino.open_round(table_id, "client-entropy", table_key(table_id)).body
+    assert opened["round_id"] == f"fresh-{table_id}"
+    assert [e.type for e in event_store.read_stream(round_stream(taken))] == ["Unrelated"]
+    assert event_store.stream_version(round_stream(opened["round_id"])) == 1
