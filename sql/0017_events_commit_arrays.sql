@@ -56,6 +56,21 @@ BEGIN
     IF coalesce(cardinality(p_stream_ids), 0) = 0 THEN
         RETURN;
     END IF;
+    -- Parallel arrays of unequal length would be padded with NULLs by unnest: a head
+    -- left unchecked, or an event missing a field. Refuse them outright.
+    IF cardinality(p_head_versions) IS DISTINCT FROM cardinality(p_head_stream_ids)
+       OR cardinality(p_head_hashes) IS DISTINCT FROM cardinality(p_head_stream_ids)
+       OR cardinality(p_head_stream_ids) = 0
+       OR cardinality(p_versions) IS DISTINCT FROM cardinality(p_stream_ids)
+       OR cardinality(p_types) IS DISTINCT FROM cardinality(p_stream_ids)
+       OR cardinality(p_schema_versions) IS DISTINCT FROM cardinality(p_stream_ids)
+       OR cardinality(p_data) IS DISTINCT FROM cardinality(p_stream_ids)
+       OR cardinality(p_metadata) IS DISTINCT FROM cardinality(p_stream_ids)
+       OR cardinality(p_previous_hashes) IS DISTINCT FROM cardinality(p_stream_ids)
+       OR cardinality(p_hashes) IS DISTINCT FROM cardinality(p_stream_ids) THEN
+        RAISE EXCEPTION 'events_commit: the per-stream and per-event arrays must each be of one length'
+            USING ERRCODE = '22023';
+    END IF;
     PERFORM pg_advisory_xact_lock(7310293372818011001);
 
     SELECT c.stream_id, c.expected, c.previous_hash,

@@ -14,7 +14,7 @@ from psycopg_pool import ConnectionPool
 
 from casino.db.connection import create_pool
 from casino.eventstore import ConcurrencyError
-from casino.eventstore.postgres import PostgresEventStore
+from casino.eventstore.postgres import _COMMIT, PostgresEventStore
 from tests.integration.eventstore.helpers import events, new_stream
 
 pytestmark = pytest.mark.integration
@@ -108,3 +108,25 @@ def test_a_head_cache_the_log_contradicts_is_corrected_from_the_log(
             )
         [second] = store.append(stream, 1, events("B"))
     assert second.previous_hash == "f" * 64 != first.hash
+
+
+def test_events_commit_refuses_arrays_of_unequal_length(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # The function trusts its caller for versions and links, so it insists at least
+    # that the parallel arrays line up: unnest would pad a short one with NULLs.
+    stream, key = new_stream(), uuid.uuid4().hex
+    zero, digest = "0" * 64, "a" * 64
+    arguments = [
+        "test", key, "fp", "{}", 201,
+        f"{{{stream}}}", "{0}", f"{{{zero}}}",
+        f"{{{stream},{stream}}}", "{1,2}", "{A,B}", "{1,1}", '{"{}","{}"}', '{"{}","{}"}',
+        f"{{{zero},{digest}}}", f"{{{digest}}}",  # one hash short
+    ]  # fmt: skip
+    with pool.connection() as conn:
+        with pytest.raises(psycopg.errors.InvalidParameterValue, match="one length"):
+            conn.execute(_COMMIT, arguments)
+        found = conn.execute("SELECT count(*) FROM events WHERE stream_id = %s", (stream,))
+        assert found.fetchone() == (0,)
+        kept = conn.execute("SELECT count(*) FROM idempotency_keys WHERE key = %s", (key,))
+        assert kept.fetchone() == (0,)
