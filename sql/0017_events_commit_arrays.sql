@@ -1,14 +1,17 @@
 -- events_commit() takes its events as parallel arrays, one element per event, instead
--- of one JSON document. Same guarantees, less work per command: no JSON document to
--- parse and take apart, no loop per stream, no window and sort to link the batch; the
--- heads of all the streams are checked in one statement. bench/event_store.py measures
--- the difference (about a fifth of the database's time for a typical command).
+-- of one JSON document: no JSON document to parse and take apart, no loop per stream;
+-- the heads of all the streams are checked in one statement. bench/event_store.py
+-- measures the difference (about a fifth of the database's time for a typical command).
 --
 -- The caller (casino/eventstore/unit_of_work.py, UnitOfWork.chain) numbers and links
--- the events: each event's version and previous hash. The function checks, under the
--- append lock, that the first event of each stream continues the stream's head (p_heads_*:
--- the version and hash the caller chained onto); the (stream_id, version) key refuses a
--- version given twice; and `casino db verify` recomputes every link.
+-- the events: each event's version, previous hash and hash. Under the append lock this
+-- function checks, for every stream in the batch, that
+--   - its versions are consecutive, each given once;
+--   - its first event continues the stream's head: version head + 1, previous hash the
+--     head's hash (a new stream's head is version 0 and the zero hash);
+-- and inserts the events in the order given, so positions follow versions. The links
+-- inside a batch, like every hash, are the caller's: the database cannot compute RFC
+-- 8785 canonical JSON, and `casino db verify` recomputes every one of them.
 --
 -- Order of work, unchanged from 0001:
 --  1. The idempotency record first, before any lock: a racer with the same key waits
@@ -28,10 +31,6 @@ CREATE FUNCTION events_commit(
     p_idempotency_fingerprint text,
     p_idempotency_response    jsonb,
     p_idempotency_status      integer,
-    -- one element per appended stream: the version and hash its first event follows
-    p_head_stream_ids         text[],
-    p_head_versions           integer[],
-    p_head_hashes             text[],
     -- one element per event
     p_stream_ids              text[],
     p_versions                integer[],
@@ -46,6 +45,7 @@ CREATE FUNCTION events_commit(
 LANGUAGE plpgsql AS $$
 DECLARE
     stale record;
+    events integer := coalesce(cardinality(p_stream_ids), 0);
 BEGIN
     IF p_idempotency_key IS NOT NULL THEN
         INSERT INTO idempotency_keys (scope, key, fingerprint, response, status)
@@ -53,39 +53,53 @@ BEGIN
                 p_idempotency_response, p_idempotency_status);
     END IF;
 
-    IF coalesce(cardinality(p_stream_ids), 0) = 0 THEN
+    IF events = 0 THEN
         RETURN;
     END IF;
-    -- Parallel arrays of unequal length would be padded with NULLs by unnest: a head
-    -- left unchecked, or an event missing a field. Refuse them outright.
-    IF cardinality(p_head_versions) IS DISTINCT FROM cardinality(p_head_stream_ids)
-       OR cardinality(p_head_hashes) IS DISTINCT FROM cardinality(p_head_stream_ids)
-       OR cardinality(p_head_stream_ids) = 0
-       OR cardinality(p_versions) IS DISTINCT FROM cardinality(p_stream_ids)
-       OR cardinality(p_types) IS DISTINCT FROM cardinality(p_stream_ids)
-       OR cardinality(p_schema_versions) IS DISTINCT FROM cardinality(p_stream_ids)
-       OR cardinality(p_data) IS DISTINCT FROM cardinality(p_stream_ids)
-       OR cardinality(p_metadata) IS DISTINCT FROM cardinality(p_stream_ids)
-       OR cardinality(p_previous_hashes) IS DISTINCT FROM cardinality(p_stream_ids)
-       OR cardinality(p_hashes) IS DISTINCT FROM cardinality(p_stream_ids) THEN
-        RAISE EXCEPTION 'events_commit: the per-stream and per-event arrays must each be of one length'
+    -- Arrays of unequal length would be padded with NULLs by unnest.
+    IF cardinality(p_versions) IS DISTINCT FROM events
+       OR cardinality(p_types) IS DISTINCT FROM events
+       OR cardinality(p_schema_versions) IS DISTINCT FROM events
+       OR cardinality(p_data) IS DISTINCT FROM events
+       OR cardinality(p_metadata) IS DISTINCT FROM events
+       OR cardinality(p_previous_hashes) IS DISTINCT FROM events
+       OR cardinality(p_hashes) IS DISTINCT FROM events THEN
+        RAISE EXCEPTION 'events_commit: the per-event arrays must all be of one length'
             USING ERRCODE = '22023';
     END IF;
     PERFORM pg_advisory_xact_lock(7310293372818011001);
 
-    SELECT c.stream_id, c.expected, c.previous_hash,
+    -- Per stream: its first event (the version and hash it follows), whether its
+    -- versions are consecutive and single, and the stream's head. A wrong version is
+    -- reported before a wrong hash, and streams in a stable order.
+    SELECT b.stream_id, b.expected, b.previous_hash, b.consecutive,
            coalesce(h.version, 0) AS actual, coalesce(h.hash, repeat('0', 64)) AS actual_hash
       INTO stale
-      FROM unnest(p_head_stream_ids, p_head_versions, p_head_hashes)
-           AS c (stream_id, expected, previous_hash)
+      FROM (SELECT u.stream_id,
+                   min(u.version) - 1 AS expected,
+                   (array_agg(u.previous_hash ORDER BY u.version))[1] AS previous_hash,
+                   count(DISTINCT u.version) = count(*)
+                       AND max(u.version) - min(u.version) + 1 = count(*) AS consecutive
+              FROM unnest(p_stream_ids, p_versions, p_previous_hashes)
+                   AS u (stream_id, version, previous_hash)
+             GROUP BY u.stream_id) AS b
       LEFT JOIN LATERAL (SELECT e.version, e.hash FROM events e
-                          WHERE e.stream_id = c.stream_id
+                          WHERE e.stream_id = b.stream_id
                           ORDER BY e.version DESC LIMIT 1) AS h ON true
-     WHERE coalesce(h.version, 0) <> c.expected
-        OR coalesce(h.hash, repeat('0', 64)) <> c.previous_hash
+     WHERE b.consecutive IS NOT TRUE
+        OR coalesce(h.version, 0) IS DISTINCT FROM b.expected
+        OR coalesce(h.hash, repeat('0', 64)) IS DISTINCT FROM b.previous_hash
+     ORDER BY b.consecutive IS NOT TRUE DESC,
+              coalesce(h.version, 0) IS DISTINCT FROM b.expected DESC,
+              b.stream_id
      LIMIT 1;
     IF FOUND THEN
-        IF stale.actual <> stale.expected THEN
+        IF stale.consecutive IS NOT TRUE THEN
+            RAISE EXCEPTION 'events_commit: the versions of stream % are not consecutive',
+                            stale.stream_id
+                USING ERRCODE = '22023';
+        END IF;
+        IF stale.actual IS DISTINCT FROM stale.expected THEN
             RAISE EXCEPTION 'stream % is at version %, not %',
                             stale.stream_id, stale.actual, stale.expected
                 USING ERRCODE = 'ES409',
@@ -104,8 +118,13 @@ BEGIN
     RETURN QUERY
     INSERT INTO events AS e
            (stream_id, version, type, schema_version, data, metadata, previous_hash, hash)
-    SELECT * FROM unnest(p_stream_ids, p_versions, p_types, p_schema_versions, p_data,
-                         p_metadata, p_previous_hashes, p_hashes)
+    SELECT u.stream_id, u.version, u.type, u.schema_version, u.data, u.metadata,
+           u.previous_hash, u.hash
+      FROM unnest(p_stream_ids, p_versions, p_types, p_schema_versions, p_data, p_metadata,
+                  p_previous_hashes, p_hashes) WITH ORDINALITY
+           AS u (stream_id, version, type, schema_version, data, metadata, previous_hash,
+                 hash, ord)
+     ORDER BY u.ord
     RETURNING e.stream_id, e.version, e.position, e.recorded_at;
 END
 $$;

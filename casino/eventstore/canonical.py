@@ -76,11 +76,11 @@ def _encode_common(value: Any, out: list[str]) -> None:
 
 # orjson writes what RFC 8785 writes for objects with ASCII keys, strings, integers up
 # to 2**53 (STRICT_INTEGER refuses larger ones), booleans and null, escapes included.
-# Where it could differ, the text shows it: a float (digits then "." or an exponent),
-# anything not ASCII (the key order of RFC 8785 is by UTF-16 code units), or a null that
-# was a NaN or an infinity (which orjson writes as null). Such text, and whatever orjson
-# refuses (a datetime, a dataclass, a subclass of a JSON type, a non-str key), goes the
-# careful way.
+# Where it could differ, the text shows it: a float (digits then "." or an exponent), or
+# anything not ASCII (the key order of RFC 8785 is by UTF-16 code units). Such text,
+# whatever orjson refuses (a datetime, a dataclass, a subclass of a JSON type, a non-str
+# key), and whatever the standard library's strict encoder refuses (see below), goes
+# the careful way, which refuses what RFC 8785 refuses.
 _ORJSON_OPTIONS = (
     orjson.OPT_SORT_KEYS
     | orjson.OPT_STRICT_INTEGER
@@ -95,9 +95,9 @@ _FLOAT = re.compile(
 _STRICT_ENCODER = json.JSONEncoder(allow_nan=False, check_circular=False)
 
 
-def _no_nan_or_infinity(value: dict[str, Any]) -> bool:
-    # With no float in orjson's text, a null there is None or a NaN or infinity; the
-    # standard library's encoder refuses the latter two.
+def _json_values_only(value: dict[str, Any]) -> bool:
+    # orjson also writes a UUID, an enum member or a Fragment, and writes a NaN or an
+    # infinity as null; the standard library's strict encoder refuses all of them.
     try:
         _STRICT_ENCODER.encode(value)
     except (TypeError, ValueError):
@@ -109,8 +109,8 @@ def canonical_json(value: Mapping[str, Any]) -> bytes:
     """The RFC 8785 bytes of a JSON object.
 
     Raises ``ValueError`` (``rfc8785.CanonicalizationError``) for anything that is not
-    JSON: a datetime, a set, a non-str key, NaN, an integer beyond +/-2**53. (A UUID or
-    an enum member, which orjson writes as a string and as its value, is written so.)
+    JSON: a datetime, a UUID, an enum member, a set, a non-str key, NaN, an integer
+    beyond +/-2**53.
     """
     value = dict(value)
     try:
@@ -118,11 +118,7 @@ def canonical_json(value: Mapping[str, Any]) -> bytes:
     except TypeError:
         pass
     else:
-        if (
-            text.isascii()
-            and not _FLOAT.search(text)
-            and (b"null" not in text or _no_nan_or_infinity(value))
-        ):
+        if text.isascii() and not _FLOAT.search(text) and _json_values_only(value):
             return text
     out: list[str] = []
     try:

@@ -64,7 +64,6 @@ _UNIQUE_VIOLATION = "23505"
 _COMMIT = (
     "SELECT out_stream_id, out_version, out_position, out_recorded_at"
     " FROM events_commit(%s, %s, %s, %s::jsonb, %s::integer,"
-    " %s::text[], %s::integer[], %s::text[],"
     " %s::text[], %s::integer[], %s::text[], %s::integer[], %s::jsonb[], %s::jsonb[],"
     " %s::text[], %s::text[])"
 )
@@ -159,13 +158,10 @@ def _quoted(text: str) -> str:
 
 
 def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[Any, ...]:
-    """events_commit()'s arguments: the idempotency record, each stream's head as the
-    chain assumes it, and the events as parallel arrays (sql/0017_events_commit_arrays.sql).
-    Event data goes as the canonical JSON already made for the hashes."""
+    """events_commit()'s arguments: the idempotency record and the events as parallel
+    arrays (sql/0017_events_commit_arrays.sql), with their data as the canonical JSON
+    already made for the hashes."""
     record = uow.idempotency
-    heads: dict[str, ChainedEvent] = {}
-    for batch in chained:
-        heads.setdefault(batch[0].stream_id, batch[0])
     events = [event for batch in chained for event in batch]
     return (
         record.scope if record else None,
@@ -173,9 +169,6 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
         record.fingerprint if record else None,
         uow.idempotency_response_json.decode() if record else None,
         record.status if record else None,
-        _text_array(list(heads)),
-        _int_array([first.version - 1 for first in heads.values()]),
-        _hex_array([first.previous_hash for first in heads.values()]),
         _text_array([event.stream_id for event in events]),
         _int_array([event.version for event in events]),
         _text_array([event.type for event in events]),
@@ -304,7 +297,7 @@ class PostgresEventStore:
                 conn.execute("BEGIN")
             raw = RawCursor(conn)
             for sql, statement_params in uow.statements:
-                native = _native_placeholders(sql)
+                native = _native_placeholders(sql) if isinstance(sql, str) else None
                 if native is None or not isinstance(statement_params, Sequence):
                     conn.execute(sql, statement_params)
                 else:

@@ -110,23 +110,55 @@ def test_a_head_cache_the_log_contradicts_is_corrected_from_the_log(
     assert second.previous_hash == "f" * 64 != first.hash
 
 
-def test_events_commit_refuses_arrays_of_unequal_length(
-    pool: ConnectionPool[Connection[Any]],
+def commit_directly(
+    pool: ConnectionPool[Connection[Any]], stream: str, versions: list[int], hashes: int
 ) -> None:
-    # The function trusts its caller for versions and links, so it insists at least
-    # that the parallel arrays line up: unnest would pad a short one with NULLs.
-    stream, key = new_stream(), uuid.uuid4().hex
+    """Call events_commit() as no store would: two events of ``stream`` at ``versions``,
+    with ``hashes`` hashes, and an idempotency record keyed by the stream id."""
     zero, digest = "0" * 64, "a" * 64
     arguments = [
-        "test", key, "fp", "{}", 201,
-        f"{{{stream}}}", "{0}", f"{{{zero}}}",
-        f"{{{stream},{stream}}}", "{1,2}", "{A,B}", "{1,1}", '{"{}","{}"}', '{"{}","{}"}',
-        f"{{{zero},{digest}}}", f"{{{digest}}}",  # one hash short
+        "test", stream, "fp", "{}", 201,
+        f"{{{stream},{stream}}}", "{" + ",".join(map(str, versions)) + "}", "{A,B}", "{1,1}",
+        '{"{}","{}"}', '{"{}","{}"}',
+        f"{{{zero},{digest}}}", "{" + ",".join([digest] * hashes) + "}",
     ]  # fmt: skip
     with pool.connection() as conn:
-        with pytest.raises(psycopg.errors.InvalidParameterValue, match="one length"):
-            conn.execute(_COMMIT, arguments)
+        conn.execute(_COMMIT, arguments)
+
+
+@pytest.mark.parametrize(
+    ("versions", "hashes", "refusal"),
+    [
+        ([1, 2], 1, "all be of one length"),  # unnest would pad the short array with NULL
+        ([1, 3], 2, "not consecutive"),
+        ([1, 1], 2, "not consecutive"),
+    ],
+)
+def test_events_commit_refuses_a_batch_no_store_would_send(
+    pool: ConnectionPool[Connection[Any]], versions: list[int], hashes: int, refusal: str
+) -> None:
+    # The function takes versions and links from its caller, so it checks what it can:
+    # arrays that line up, and each stream's versions consecutive and single.
+    stream = new_stream()
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match=refusal):
+        commit_directly(pool, stream, versions, hashes)
+    with pool.connection() as conn:
         found = conn.execute("SELECT count(*) FROM events WHERE stream_id = %s", (stream,))
         assert found.fetchone() == (0,)
-        kept = conn.execute("SELECT count(*) FROM idempotency_keys WHERE key = %s", (key,))
+        kept = conn.execute("SELECT count(*) FROM idempotency_keys WHERE key = %s", (stream,))
         assert kept.fetchone() == (0,)
+
+
+def test_events_commit_checks_a_batch_against_the_stream_head(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    stream = new_stream()
+    with pytest.raises(psycopg.Error) as refused:
+        commit_directly(pool, stream, [2, 3], 2)  # the stream is new: it is at version 0
+    assert refused.value.sqlstate == "ES409"
+    commit_directly(pool, stream, [1, 2], 2)
+    with pool.connection() as conn:
+        rows = conn.execute(
+            "SELECT version FROM events WHERE stream_id = %s ORDER BY position", (stream,)
+        ).fetchall()
+    assert rows == [(1,), (2,)]

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
+import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 import pytest
 import rfc8785
 from hypothesis import given
@@ -183,6 +187,10 @@ def test_every_field_is_bound_by_the_hash() -> None:
         assert event_hash(**{**base, field: value}) != original, field
 
 
+class Colour(enum.Enum):
+    RED = 1
+
+
 @pytest.mark.parametrize(
     "value",
     [{"when": object()}, {"n": float("nan")}, {"n": 2**53}, {1: "int key"}, {"s": {1, 2}}],
@@ -190,6 +198,25 @@ def test_every_field_is_bound_by_the_hash() -> None:
 def test_non_json_values_are_refused(value: dict[Any, Any]) -> None:
     with pytest.raises(ValueError):
         canonical_json(value)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        uuid.UUID(int=5),
+        Colour.RED,
+        orjson.Fragment(b'{"z":1,"a":2}'),
+        datetime(2026, 1, 1, tzinfo=UTC),
+        float("inf"),
+    ],
+)
+@pytest.mark.parametrize("beside", [{}, {"b": None}, {"b": "null"}, {"b": [1, "x"]}])
+def test_what_orjson_writes_but_json_is_not_is_refused_whatever_is_beside_it(
+    odd: Any, beside: dict[str, Any]
+) -> None:
+    # orjson writes these (or a null for them); RFC 8785 has no JSON for them.
+    value = {"a": odd, **beside}
+    assert outcome(canonical_json, value) == outcome(rfc8785.dumps, value) == "refused"
 
 
 @given(json_objects)
