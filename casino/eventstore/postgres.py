@@ -64,6 +64,7 @@ _UNIQUE_VIOLATION = "23505"
 _COMMIT = (
     "SELECT out_stream_id, out_version, out_position, out_recorded_at"
     " FROM events_commit(%s, %s, %s, %s::jsonb, %s::integer,"
+    " %s::text[], %s::integer[], %s::text[],"
     " %s::text[], %s::integer[], %s::text[], %s::integer[], %s::jsonb[], %s::jsonb[],"
     " %s::text[], %s::text[])"
 )
@@ -158,10 +159,13 @@ def _quoted(text: str) -> str:
 
 
 def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[Any, ...]:
-    """events_commit()'s arguments: the idempotency record and the events as parallel
-    arrays (sql/0017_events_commit_arrays.sql), with their data as the canonical JSON
-    already made for the hashes."""
+    """events_commit()'s arguments: the idempotency record, each stream's head as the
+    chain assumes it, and the events as parallel arrays (sql/0017_events_commit_arrays.sql).
+    Event data goes as the canonical JSON already made for the hashes."""
     record = uow.idempotency
+    heads: dict[str, ChainedEvent] = {}
+    for batch in chained:
+        heads.setdefault(batch[0].stream_id, batch[0])
     events = [event for batch in chained for event in batch]
     return (
         record.scope if record else None,
@@ -169,6 +173,9 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
         record.fingerprint if record else None,
         uow.idempotency_response_json.decode() if record else None,
         record.status if record else None,
+        _text_array(list(heads)),
+        _int_array([first.version - 1 for first in heads.values()]),
+        _hex_array([first.previous_hash for first in heads.values()]),
         _text_array([event.stream_id for event in events]),
         _int_array([event.version for event in events]),
         _text_array([event.type for event in events]),

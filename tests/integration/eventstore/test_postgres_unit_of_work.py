@@ -111,52 +111,57 @@ def test_a_head_cache_the_log_contradicts_is_corrected_from_the_log(
 
 
 def commit_directly(
-    pool: ConnectionPool[Connection[Any]], stream: str, versions: list[int], hashes: int
+    pool: ConnectionPool[Connection[Any]],
+    stream: str,
+    *,
+    head: tuple[str, int] | None = None,
+    hashes: int = 2,
 ) -> None:
-    """Call events_commit() as no store would: two events of ``stream`` at ``versions``,
-    with ``hashes`` hashes, and an idempotency record keyed by the stream id."""
+    """Call events_commit() as no store would: two events of ``stream`` (versions 1 and
+    2), following ``head`` (the stream and version given as its head; by default the
+    stream itself at 0), with ``hashes`` hashes; the idempotency key is the stream id."""
     zero, digest = "0" * 64, "a" * 64
+    head_stream, head_version = head or (stream, 0)
     arguments = [
         "test", stream, "fp", "{}", 201,
-        f"{{{stream},{stream}}}", "{" + ",".join(map(str, versions)) + "}", "{A,B}", "{1,1}",
-        '{"{}","{}"}', '{"{}","{}"}',
+        f"{{{head_stream}}}", f"{{{head_version}}}", f"{{{zero}}}",
+        f"{{{stream},{stream}}}", "{1,2}", "{A,B}", "{1,1}", '{"{}","{}"}', '{"{}","{}"}',
         f"{{{zero},{digest}}}", "{" + ",".join([digest] * hashes) + "}",
     ]  # fmt: skip
     with pool.connection() as conn:
         conn.execute(_COMMIT, arguments)
 
 
-@pytest.mark.parametrize(
-    ("versions", "hashes", "refusal"),
-    [
-        ([1, 2], 1, "all be of one length"),  # unnest would pad the short array with NULL
-        ([1, 3], 2, "not consecutive"),
-        ([1, 1], 2, "not consecutive"),
-    ],
-)
-def test_events_commit_refuses_a_batch_no_store_would_send(
-    pool: ConnectionPool[Connection[Any]], versions: list[int], hashes: int, refusal: str
-) -> None:
-    # The function takes versions and links from its caller, so it checks what it can:
-    # arrays that line up, and each stream's versions consecutive and single.
-    stream = new_stream()
-    with pytest.raises(psycopg.errors.InvalidParameterValue, match=refusal):
-        commit_directly(pool, stream, versions, hashes)
+def nothing_written(pool: ConnectionPool[Connection[Any]], stream: str) -> bool:
     with pool.connection() as conn:
-        found = conn.execute("SELECT count(*) FROM events WHERE stream_id = %s", (stream,))
-        assert found.fetchone() == (0,)
-        kept = conn.execute("SELECT count(*) FROM idempotency_keys WHERE key = %s", (stream,))
-        assert kept.fetchone() == (0,)
+        events = conn.execute("SELECT count(*) FROM events WHERE stream_id = %s", (stream,))
+        keys = conn.execute("SELECT count(*) FROM idempotency_keys WHERE key = %s", (stream,))
+        return events.fetchone() == (0,) and keys.fetchone() == (0,)
 
 
-def test_events_commit_checks_a_batch_against_the_stream_head(
+def test_events_commit_refuses_arrays_that_do_not_line_up(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # The function takes versions and links from its caller (UnitOfWork.chain), so it
+    # insists at least that the arrays line up (unnest would pad a short one with NULLs)
+    # and that every stream's head is given, so none goes unchecked.
+    short, headless = new_stream(), new_stream()
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="line up"):
+        commit_directly(pool, short, hashes=1)
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="needs a head"):
+        commit_directly(pool, headless, head=(new_stream(), 0))
+    assert nothing_written(pool, short) and nothing_written(pool, headless)
+
+
+def test_events_commit_checks_every_head_against_the_log(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
     stream = new_stream()
     with pytest.raises(psycopg.Error) as refused:
-        commit_directly(pool, stream, [2, 3], 2)  # the stream is new: it is at version 0
+        commit_directly(pool, stream, head=(stream, 1))  # the stream is new: at version 0
     assert refused.value.sqlstate == "ES409"
-    commit_directly(pool, stream, [1, 2], 2)
+    assert nothing_written(pool, stream)
+    commit_directly(pool, stream)
     with pool.connection() as conn:
         rows = conn.execute(
             "SELECT version FROM events WHERE stream_id = %s ORDER BY position", (stream,)
