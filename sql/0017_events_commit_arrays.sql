@@ -1,7 +1,7 @@
 -- events_commit() takes its events as parallel arrays, one element per event, instead
--- of one JSON document. Same guarantees, less work per command: no JSON document to
--- parse and take apart, no loop per stream, no window and sort to link the batch; the
--- heads of all the streams are checked in one statement. bench/event_store.py measures
+-- of one JSON document. Less work per command: no JSON document to parse and take
+-- apart, no loop per stream, no window and sort to link the batch; the heads of all
+-- the streams are checked in one statement. bench/event_store.py measures
 -- the difference (about a fifth of the database's time for a typical command).
 --
 -- The caller (casino/eventstore/unit_of_work.py, UnitOfWork.chain) numbers and links

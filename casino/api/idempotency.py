@@ -78,8 +78,7 @@ def answer(result: CommandResult, *, version_tag: bool = False) -> tuple[Any, in
         headers["ETag"] = entity_tag(result.body["version"])
     if current_app.config.get(CHECK_ANSWERS):
         _check_against_schema(result)
-    body = current_app.response_class(orjson.dumps(result.body), mimetype="application/json")
-    return body, result.status, headers
+    return current_app.json.response(result.body), result.status, headers
 
 
 def _check_against_schema(result: CommandResult) -> None:

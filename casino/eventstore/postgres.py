@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -112,18 +112,13 @@ _FIND_IDEMPOTENT = (
 # it is, the word NULL included), except hex hashes, which need no quoting.
 
 
-def _text_array(items: list[str]) -> str:
+def _text_array(items: Iterable[str]) -> str:
     return "{" + ",".join([_quoted(item) for item in items]) + "}"
 
 
 def _json_array(items: list[bytes]) -> str:
-    if not items:
-        return "{}"
-    return (
-        '{"'
-        + '","'.join([item.decode().replace("\\", "\\\\").replace('"', '\\"') for item in items])
-        + '"}'
-    )
+    # JSON texts differ every time: quoted without the cache.
+    return "{" + ",".join([_element(item.decode()) for item in items]) + "}"
 
 
 def _hex_array(items: list[str]) -> str:
@@ -152,10 +147,13 @@ def _list(value: list[Any]) -> Any:
     return _int_array(value) if all(type(item) is int for item in value) else value
 
 
-@functools.lru_cache(maxsize=4096)
-def _quoted(text: str) -> str:
-    # Stream ids and event types repeat: quote each once.
+def _element(text: str) -> str:
+    """``text`` as one quoted element of an array literal."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# Stream ids and event types repeat: quote each once.
+_quoted = functools.lru_cache(maxsize=4096)(_element)
 
 
 def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[Any, ...]:
@@ -173,7 +171,7 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
         record.fingerprint if record else None,
         uow.idempotency_response_json.decode() if record else None,
         record.status if record else None,
-        _text_array(list(heads)),
+        _text_array(heads),
         _int_array([first.version - 1 for first in heads.values()]),
         _hex_array([first.previous_hash for first in heads.values()]),
         _text_array([event.stream_id for event in events]),
@@ -390,12 +388,12 @@ class PostgresEventStore:
             cursor = conn.cursor(row_factory=tuple_row)
             if types is None:
                 rows = cursor.execute(
-                    _READ_LAST, (_text_array(list(stream_ids)),), prepare=True
+                    _READ_LAST, (_text_array(stream_ids),), prepare=True
                 ).fetchall()
             else:
                 rows = cursor.execute(
                     _READ_LATEST_OF_TYPES,
-                    (_text_array(list(stream_ids)), _text_array(list(types))),
+                    (_text_array(stream_ids), _text_array(types)),
                     prepare=True,
                 ).fetchall()
         found: dict[str, list[RecordedEvent]] = {}
