@@ -87,6 +87,10 @@ class InMemoryEventStore:
                     raise IdempotencyConflict(record.scope, record.key)
                 if existing is not None:
                     raise IdempotentReplay(_json_copy(existing))
+            for stream_id, expected in uow.read_only_expectations().items():
+                actual = len(self._streams.get(stream_id, []))
+                if actual != expected:
+                    raise ConcurrencyError(stream_id, expected, actual)
             previous: dict[str, str] = {}
             for stream_id, expected in uow.first_expected_versions().items():
                 stream = self._streams.get(stream_id, [])

@@ -121,8 +121,8 @@ def _json_array(items: list[bytes]) -> str:
     return "{" + ",".join([_element(item.decode()) for item in items]) + "}"
 
 
-def _hex_array(items: list[str]) -> str:
-    return "{" + ",".join(items) + "}"
+def _hex_array(items: list[str | None]) -> str:
+    return "{" + ",".join([item or "NULL" for item in items]) + "}"
 
 
 def _int_array(items: list[int]) -> str:
@@ -158,12 +158,16 @@ _quoted = functools.lru_cache(maxsize=4096)(_element)
 
 def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[Any, ...]:
     """events_commit()'s arguments: the idempotency record, each stream's head as the
-    chain assumes it, and the events as parallel arrays (sql/0017_events_commit_arrays.sql).
+    chain assumes it (or as the command read it, for a stream only read), and the events
+    as parallel arrays (sql/0017_events_commit_arrays.sql, sql/0018_...read_streams.sql).
     Event data goes as the canonical JSON already made for the hashes."""
     record = uow.idempotency
-    heads: dict[str, ChainedEvent] = {}
+    heads: dict[str, tuple[int, str | None]] = {}
     for batch in chained:
-        heads.setdefault(batch[0].stream_id, batch[0])
+        first = batch[0]
+        heads.setdefault(first.stream_id, (first.version - 1, first.previous_hash))
+    for stream_id, version in uow.read_only_expectations().items():
+        heads[stream_id] = (version, None)  # read, not appended to: its version alone
     events = [event for batch in chained for event in batch]
     return (
         record.scope if record else None,
@@ -172,8 +176,8 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
         uow.idempotency_response_json.decode() if record else None,
         record.status if record else None,
         _text_array(heads),
-        _int_array([first.version - 1 for first in heads.values()]),
-        _hex_array([first.previous_hash for first in heads.values()]),
+        _int_array([version for version, _ in heads.values()]),
+        _hex_array([digest for _, digest in heads.values()]),
         _text_array([event.stream_id for event in events]),
         _int_array([event.version for event in events]),
         _text_array([event.type for event in events]),

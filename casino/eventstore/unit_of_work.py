@@ -1,7 +1,8 @@
 """The unit of work: everything one command writes, committed together or not at all.
 
-A ``UnitOfWork`` only collects: appends to any number of streams, read-model statements
-and at most one idempotency record. Nothing reaches the database until the ``with``
+A ``UnitOfWork`` only collects: appends to any number of streams, the versions of the
+streams a command only read (checked as its appends are), read-model statements and at
+most one idempotency record. Nothing reaches the database until the ``with``
 block ends without an exception; then the store writes it all in one transaction.
 Collecting first keeps domain code free of I/O, lets the Postgres store send the whole
 command in a single round trip, and means an exception inside the block leaves no trace.
@@ -68,6 +69,7 @@ class UnitOfWork:
 
     def __init__(self) -> None:
         self.appends: list[PendingAppend] = []
+        self.expected: dict[str, int] = {}
         self.statements: list[tuple[str, Params]] = []
         self.idempotency: IdempotencyRecord | None = None
         self.idempotency_response_json = b""
@@ -101,6 +103,28 @@ class UnitOfWork:
         self._next_version[stream_id] = expected_version + len(prepared)
         self.appends.append(PendingAppend(stream_id, expected_version, prepared, metadata_json))
 
+    def expect(self, stream_id: str, version: int) -> None:
+        """Commit only if ``stream_id`` is still at ``version`` (0: it has no events): a
+        stream the command read and decided on without appending to it. Checked with the
+        appends, under the same lock; a stream appended to is checked by its append."""
+        if not isinstance(stream_id, str) or not stream_id:
+            raise ValueError("a stream id is a non-empty string")
+        if isinstance(version, bool) or version < 0:
+            raise ValueError(f"a stream's version is >= 0, not {version!r}")
+        known = self.expected.get(stream_id)
+        if known is not None and known != version:
+            raise ConcurrencyError(stream_id, version, known)
+        self.expected[stream_id] = version
+
+    def read_only_expectations(self) -> dict[str, int]:
+        """The expected versions of the streams this unit does not append to (one that it
+        appends to must expect the version its first append continues)."""
+        first = self.first_expected_versions()
+        for stream_id, version in self.expected.items():
+            if stream_id in first and first[stream_id] != version:
+                raise ConcurrencyError(stream_id, version, first[stream_id])
+        return {s: v for s, v in self.expected.items() if s not in first}
+
     def execute(self, sql: str, params: Params = None) -> None:
         """Run a read-model write (INSERT/UPDATE/DELETE on read-model tables) in the same
         transaction, before the events are inserted. Results are not returned: decisions
@@ -125,7 +149,7 @@ class UnitOfWork:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.appends or self.statements or self.idempotency)
+        return not (self.appends or self.expected or self.statements or self.idempotency)
 
     def first_expected_versions(self) -> dict[str, int]:
         """Each appended stream's expected version at the start of this unit."""

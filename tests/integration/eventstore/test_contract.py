@@ -158,6 +158,52 @@ def test_a_unit_of_work_with_one_stale_stream_writes_nothing(store: EventStore) 
     assert store.stream_version(player) == 1
 
 
+def test_a_stream_only_read_is_checked_with_the_appends(store: EventStore) -> None:
+    # A decision may rest on a stream it does not append to (a table's configuration, a
+    # losing player's balance): the unit commits only while that stream is unchanged.
+    round_id, table, player = new_stream(), new_stream(), new_stream()
+    store.append(table, 0, events("TableOpened"))
+    with store.transaction() as uow:
+        uow.expect(table, 1)
+        uow.expect(player, 0)  # a stream with no events yet
+        uow.append(round_id, 0, events("RoundOpened"))
+    assert store.stream_version(round_id) == 1
+
+    store.append(table, 1, events("TableReconfigured"))  # moves on under the reader
+    with pytest.raises(ConcurrencyError) as refused, store.transaction() as uow:
+        uow.expect(table, 1)
+        uow.append(round_id, 1, events("WagerPlaced"))
+    assert (refused.value.stream_id, refused.value.expected, refused.value.actual) == (
+        table,
+        1,
+        2,
+    )
+    assert store.stream_version(round_id) == 1
+
+
+def test_a_unit_that_only_reads_is_checked_all_the_same(store: EventStore) -> None:
+    stream = new_stream()
+    store.append(stream, 0, events("A", "B"))
+    with store.transaction() as uow:
+        uow.expect(stream, 2)
+    assert uow.recorded == []
+    with pytest.raises(ConcurrencyError), store.transaction() as uow:
+        uow.expect(stream, 1)
+
+
+def test_a_stream_appended_to_must_expect_the_version_its_append_continues(
+    store: EventStore,
+) -> None:
+    stream = new_stream()
+    with pytest.raises(ConcurrencyError), store.transaction() as uow:
+        uow.expect(stream, 1)
+        uow.append(stream, 0, events("A"))
+    with store.transaction() as uow:
+        uow.expect(stream, 0)
+        uow.append(stream, 0, events("A"))
+    assert store.stream_version(stream) == 1
+
+
 def test_an_exception_inside_the_block_writes_nothing(store: EventStore) -> None:
     stream = new_stream()
     with pytest.raises(RuntimeError), store.transaction() as uow:

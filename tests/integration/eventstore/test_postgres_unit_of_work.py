@@ -3,6 +3,7 @@ joining a caller's transaction, and recovering from a head cache the log contrad
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +16,7 @@ from psycopg_pool import ConnectionPool
 from casino.db.connection import create_pool
 from casino.eventstore import ConcurrencyError
 from casino.eventstore.postgres import _COMMIT, PostgresEventStore
-from tests.integration.eventstore.helpers import events, new_stream
+from tests.integration.eventstore.helpers import events, new_stream, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -167,3 +168,66 @@ def test_events_commit_checks_every_head_against_the_log(
             "SELECT version FROM events WHERE stream_id = %s ORDER BY position", (stream,)
         ).fetchall()
     assert rows == [(1,), (2,)]
+
+
+def test_events_commit_refuses_a_stream_appended_to_without_its_heads_hash(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # A head without a hash is a stream only read (its version alone is checked); the
+    # chain of a stream appended to links onto its head's hash, so it must be given.
+    stream = new_stream()
+    zero, digest = "0" * 64, "a" * 64
+    arguments = [
+        "test", stream, "fp", "{}", 201, f"{{{stream}}}", "{0}", "{NULL}",
+        f"{{{stream}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{zero}}}", f"{{{digest}}}",
+    ]  # fmt: skip
+    refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="has no hash")
+    with refused, pool.connection() as conn:
+        conn.execute(_COMMIT, arguments)
+    assert nothing_written(pool, stream)
+
+
+_PLAIN_INSERT = (
+    "INSERT INTO events (stream_id, version, type, schema_version, data, metadata,"
+    " previous_hash, hash) VALUES (%s, 1, 'A', 1, '{}', '{}', %s, %s)"
+)
+_MY_ADVISORY_LOCKS = """
+SELECT count(*) FILTER (WHERE granted), count(*) FILTER (WHERE NOT granted) FROM pg_locks
+ WHERE locktype = 'advisory' AND pid = %s
+"""
+
+
+def test_any_writer_to_the_log_holds_the_append_lock_to_its_commit(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # The statement trigger takes the lock in its WHEN condition when it can: a plain
+    # INSERT, not through events_commit(), holds it until its transaction ends.
+    with pool.connection() as writer:
+        pid = writer.info.backend_pid
+        with writer.transaction():
+            writer.execute(_PLAIN_INSERT, (new_stream(), "0" * 64, "a" * 64))
+            assert writer.execute(_MY_ADVISORY_LOCKS, (pid,)).fetchone() == (1, 0)
+        assert writer.execute(_MY_ADVISORY_LOCKS, (pid,)).fetchone() == (0, 0)
+
+
+def test_a_writer_that_finds_the_append_lock_taken_waits_for_it(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # Where the WHEN condition cannot take the lock, the trigger function waits for it.
+    stream = new_stream()
+    with pool.connection() as holder, pool.connection() as writer:
+        holder.execute("SELECT pg_advisory_lock(7310293372818011001)")
+        pid = writer.info.backend_pid
+        insert = threading.Thread(
+            target=writer.execute, args=(_PLAIN_INSERT, (stream, "0" * 64, "a" * 64))
+        )
+        insert.start()
+        try:
+            wait_until(lambda: holder.execute(_MY_ADVISORY_LOCKS, (pid,)).fetchone() == (0, 1))
+            written = holder.execute("SELECT count(*) FROM events WHERE stream_id = %s", (stream,))
+            assert written.fetchone() == (0,)
+        finally:
+            holder.execute("SELECT pg_advisory_unlock(7310293372818011001)")
+            insert.join()
+        written = holder.execute("SELECT count(*) FROM events WHERE stream_id = %s", (stream,))
+        assert written.fetchone() == (1,)
