@@ -9,6 +9,10 @@ round all land without the client seeing a conflict.
 
 Answers are built from the decision itself (not read back), so the answer stored for an
 idempotent retry is committed with the events it describes.
+
+Streams come from the process's stream cache when it holds them (``stream_cache``); every
+stream a decision rests on is checked at its commit, so a decision refused as stale
+forgets its streams there and is decided again on the log's state.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from casino.app import answers
 from casino.app.actors import Actor, Role
 from casino.app.commands import CommandResult, Idempotency, key_reused
 from casino.app.seeds import Connect, keep_seed, seed_of
+from casino.app.stream_cache import StreamCache
 from casino.app.unit import Command
 from casino.domain import accounts, rounds, shoes, tables, validation
 from casino.domain.accounts import AccountState
@@ -51,8 +56,10 @@ class Casino:
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
         new_seed: Callable[[], bytes] = new_server_seed,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        streams: StreamCache | None = None,
     ) -> None:
         self.store = store
+        self.streams = streams if streams is not None else StreamCache()
         self.connect = connect
         self.new_id = new_id
         self.new_seed = new_seed
@@ -72,14 +79,15 @@ class Casino:
             if stored is not None:
                 return self._replay(stored, idempotency)
         for _attempt in range(MAX_ATTEMPTS):
-            command = Command(self.store, actor.label, name, self.clock())
+            command = Command(self.store, actor.label, name, self.clock(), self.streams)
             try:
                 result = handle(command)
             except DomainError:
-                # Streams are read one by one, not in one snapshot: refuse only on state
-                # that is still current, or decide again.
+                # Streams are read one by one (or kept from earlier commands), not in one
+                # snapshot: refuse only on state that is still current, or decide again.
                 if command.is_current():
                     raise
+                command.forget()
                 continue
             record = (
                 None
@@ -95,6 +103,7 @@ class Casino:
             try:
                 command.commit(record)
             except ConcurrencyError as error:
+                command.forget()
                 if error.stream_id in command.pinned:
                     raise VersionMismatch(
                         "version_mismatch",

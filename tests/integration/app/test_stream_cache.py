@@ -1,0 +1,127 @@
+"""Streams kept between commands: no reads while the process is current, and no decision
+on state that another process has moved on (each such decision is taken again)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+from casino.app.actors import Actor, Role
+from casino.app.queries import Queries
+from casino.app.service import Casino
+from casino.domain.rounds import SeatWager
+from casino.domain.tables import OpenTable
+from casino.eventstore.model import RecordedEvent, StreamTail
+from casino.eventstore.postgres import PostgresEventStore
+from tests.integration.app.conftest import ADMIN, unique
+
+pytestmark = pytest.mark.integration
+
+
+class CountingStore(PostgresEventStore):
+    """The Postgres store, counting the stream reads that commands make."""
+
+    reads = 0
+
+    def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
+        self.reads += 1
+        return super().read_stream(stream_id, after_version)
+
+    def read_latest(
+        self, stream_ids: Sequence[str], types: Sequence[str] | None = None
+    ) -> dict[str, StreamTail]:
+        self.reads += 1
+        return super().read_latest(stream_ids, types)
+
+    def stream_version(self, stream_id: str) -> int:
+        self.reads += 1
+        return super().stream_version(stream_id)
+
+
+def open_table(casino: Casino) -> tuple[str, Actor]:
+    table_id = unique("T")
+    casino.open_table(
+        OpenTable(table_id, "Cached", "EUR", 7, 1, 1, 100, 100_000, 100, 10_000, None), ADMIN
+    )
+    return table_id, Actor(Role.TABLE, "dealer", frozenset({table_id}))
+
+
+def fund(casino: Casino, players: int) -> list[str]:
+    names = [unique("P") for _ in range(players)]
+    for name in names:
+        casino.move_funds(name, "EUR", 100_000, "cash in", True, ADMIN)
+    return names
+
+
+def play(casino: Casino, table_id: str, key: Actor, players: list[str]) -> dict[str, Any]:
+    round_id = casino.open_round(table_id, "table-seed", key).body["round_id"]
+    wagers = [SeatWager(seat, p, 1_000, 500) for seat, p in enumerate(players, start=1)]
+    casino.place_wagers(round_id, wagers, key)
+    return casino.deal(round_id, key).body
+
+
+def balances(pool: ConnectionPool[Connection[Any]], players: list[str]) -> dict[str, int]:
+    with pool.connection() as conn:
+        queries = Queries(conn)
+        return {p: queries.player(p)["balances"][0]["balance"] for p in players}
+
+
+def answered_balances(dealt: dict[str, Any]) -> dict[str, int]:
+    return {entry["player_id"]: entry["balance"] for entry in dealt["balances"]}
+
+
+def test_a_process_that_played_a_table_reads_no_stream_for_its_next_round(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    store = CountingStore(pool)
+    casino = Casino(store, pool.connection)
+    table_id, key = open_table(casino)
+    players = fund(casino, 6)
+    play(casino, table_id, key, players)
+    store.reads = 0
+    dealt = play(casino, table_id, key, players)
+    assert store.reads == 0
+    assert answered_balances(dealt) == balances(pool, players)
+
+
+def test_a_deal_on_a_round_another_process_added_a_wager_to_is_taken_again(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    here = Casino(PostgresEventStore(pool), pool.connection)
+    elsewhere = Casino(PostgresEventStore(pool), pool.connection)
+    table_id, key = open_table(here)
+    first, second = fund(here, 2)
+    round_id = here.open_round(table_id, "seed", key).body["round_id"]
+    here.place_wagers(round_id, [SeatWager(1, first, 1_000)], key)
+    elsewhere.place_wagers(round_id, [SeatWager(2, second, 2_000)], key)
+
+    dealt = here.deal(round_id, key).body  # this process holds the round with one wager
+    assert sorted((h["seat"], h["player_id"]) for h in dealt["hands"]) == [
+        (1, first),
+        (2, second),
+    ]
+    assert answered_balances(dealt) == balances(pool, [first, second])
+
+
+def test_a_balance_another_process_changed_is_never_answered_stale(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # The deal reads every wagering player's account, but appends only to the winners':
+    # a losing player's account is only read, so only the check of the streams a
+    # command read refuses a decision on its old balance. This seed deals seat 1 a loss.
+    here = Casino(PostgresEventStore(pool), pool.connection, new_seed=lambda: bytes(32))
+    elsewhere = Casino(PostgresEventStore(pool), pool.connection)
+    table_id, key = open_table(here)
+    [player] = fund(here, 1)
+    round_id = here.open_round(table_id, "seed", key).body["round_id"]
+    here.place_wagers(round_id, [SeatWager(1, player, 1_000)], key)
+    elsewhere.move_funds(player, "EUR", 250, "top-up", True, ADMIN)
+
+    dealt = here.deal(round_id, key).body  # this process holds the balance before it
+    assert [hand["main"]["payout"] for hand in dealt["hands"]] == [0]
+    assert answered_balances(dealt) == {player: 100_000 - 1_000 + 250}
+    assert balances(pool, [player]) == {player: 100_000 - 1_000 + 250}
