@@ -60,8 +60,8 @@ BEGIN
     END IF;
     -- Parallel arrays of unequal length would be padded with NULLs by unnest: a head
     -- left unchecked, or an event missing a field. Every event's stream needs a head.
-    IF cardinality(p_head_versions) IS DISTINCT FROM cardinality(p_head_stream_ids)
-       OR cardinality(p_head_hashes) IS DISTINCT FROM cardinality(p_head_stream_ids)
+    IF coalesce(cardinality(p_head_versions), 0) IS DISTINCT FROM coalesce(cardinality(p_head_stream_ids), 0)
+       OR coalesce(cardinality(p_head_hashes), 0) IS DISTINCT FROM coalesce(cardinality(p_head_stream_ids), 0)
        OR coalesce(cardinality(p_versions), 0) IS DISTINCT FROM coalesce(cardinality(p_stream_ids), 0)
        OR coalesce(cardinality(p_types), 0) IS DISTINCT FROM coalesce(cardinality(p_stream_ids), 0)
        OR coalesce(cardinality(p_schema_versions), 0) IS DISTINCT FROM coalesce(cardinality(p_stream_ids), 0)
@@ -69,7 +69,8 @@ BEGIN
        OR coalesce(cardinality(p_metadata), 0) IS DISTINCT FROM coalesce(cardinality(p_stream_ids), 0)
        OR coalesce(cardinality(p_previous_hashes), 0) IS DISTINCT FROM coalesce(cardinality(p_stream_ids), 0)
        OR coalesce(cardinality(p_hashes), 0) IS DISTINCT FROM coalesce(cardinality(p_stream_ids), 0)
-       OR NOT coalesce(p_stream_ids <@ p_head_stream_ids, true) THEN
+       OR (coalesce(cardinality(p_stream_ids), 0) > 0
+           AND NOT coalesce(p_stream_ids <@ p_head_stream_ids, false)) THEN
         RAISE EXCEPTION 'events_commit: the arrays must line up, and every stream needs a head'
             USING ERRCODE = '22023';
     END IF;
@@ -79,7 +80,8 @@ BEGIN
     -- is refused in the same statement as the heads are checked.
     SELECT c.stream_id, c.expected, c.previous_hash,
            coalesce(h.version, 0) AS actual, coalesce(h.hash, repeat('0', 64)) AS actual_hash,
-           c.previous_hash IS NULL AND c.stream_id = ANY (p_stream_ids) AS unhashed
+           coalesce(c.previous_hash IS NULL AND c.stream_id = ANY (p_stream_ids), false)
+               AS unhashed
       INTO stale
       FROM unnest(p_head_stream_ids, p_head_versions, p_head_hashes)
            AS c (stream_id, expected, previous_hash)
@@ -87,10 +89,10 @@ BEGIN
                           WHERE e.stream_id = c.stream_id
                           ORDER BY e.version DESC LIMIT 1) AS h ON true
      WHERE coalesce(h.version, 0) IS DISTINCT FROM c.expected
-        OR (c.previous_hash IS NULL AND c.stream_id = ANY (p_stream_ids))
+        OR coalesce(c.previous_hash IS NULL AND c.stream_id = ANY (p_stream_ids), false)
         OR (c.previous_hash IS NOT NULL
             AND coalesce(h.hash, repeat('0', 64)) IS DISTINCT FROM c.previous_hash)
-     ORDER BY c.previous_hash IS NULL AND c.stream_id = ANY (p_stream_ids) DESC,
+     ORDER BY coalesce(c.previous_hash IS NULL AND c.stream_id = ANY (p_stream_ids), false) DESC,
               coalesce(h.version, 0) IS DISTINCT FROM c.expected DESC, c.stream_id
      LIMIT 1;
     IF FOUND THEN

@@ -26,7 +26,7 @@ from casino.app.actors import Actor, Role
 from casino.app.commands import CommandResult, Idempotency, key_reused
 from casino.app.seeds import Connect, keep_seed, seed_of
 from casino.app.stream_cache import StreamCache
-from casino.app.unit import Command
+from casino.app.unit import Command, StaleCache
 from casino.domain import accounts, rounds, shoes, tables, validation
 from casino.domain.accounts import AccountState
 from casino.domain.errors import DomainError, Forbidden, RuleViolation
@@ -78,10 +78,16 @@ class Casino:
             stored = self.store.find_idempotent(name, idempotency.key)
             if stored is not None:
                 return self._replay(stored, idempotency)
-        for _attempt in range(MAX_ATTEMPTS):
-            command = Command(self.store, actor.label, name, self.clock(), self.streams)
+        for attempt in range(MAX_ATTEMPTS):
+            # The first attempt may take streams from the cache; later ones read the log.
+            command = Command(
+                self.store, actor.label, name, self.clock(), self.streams, fresh=attempt > 0
+            )
             try:
                 result = handle(command)
+            except StaleCache:
+                command.forget()
+                continue
             except DomainError:
                 # Streams are read one by one (or kept from earlier commands), not in one
                 # snapshot: refuse only on state that is still current, or decide again.
@@ -89,6 +95,9 @@ class Casino:
                     raise
                 command.forget()
                 continue
+            except BaseException:
+                command.forget()
+                raise
             record = (
                 None
                 if idempotency is None
@@ -115,6 +124,9 @@ class Casino:
                 raise key_reused() from None
             except IdempotentReplay as replay:
                 return self._replay(replay.record, idempotency)
+            except BaseException:
+                command.forget()
+                raise
             return result
         raise RuleViolation("contention", "the command met too much contention: retry it")
 

@@ -12,7 +12,12 @@ decides on is checked at its commit, under the append lock, against the version 
 decided at (appended streams by their appends, streams only read by
 ``UnitOfWork.expect``): a decision taken on old state is refused as a whole, and the
 command forgets its streams here and is decided again on the log's state
-(``Casino._execute``).
+(``Casino._execute``). A stream whose version the client pins (If-Match) is always read
+from the log (``casino.app.unit``).
+
+The check is by version, not by hash, for a stream only read: a log restored from a
+backup to an earlier point while the service ran on would need the service restarted,
+as for any cache.
 
 Each entry holds one view of its stream: all its events (``Command.load``), its last
 event (``Command.load_latest`` without types), or its latest event of each of some types.

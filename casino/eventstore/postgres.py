@@ -15,7 +15,8 @@ have to carry an (xid, position) cursor instead of a position; and any long writ
 transaction anywhere in the database would hold every feed back. The price of the
 lock is that appends commit one at a time (no group commit across writers); it is
 taken last in a command, after the idempotency record and the read models, so it
-covers only the INSERT and the COMMIT. ``bench/event_store.py`` measures it.
+covers only the check of the heads, the INSERT and the COMMIT (a unit that only read
+streams takes it too, for its check). ``bench/event_store.py`` measures it.
 
 One round trip per command: a unit of work is sent as one call of ``events_commit()``
 (idempotency record, version checks, inserts), behind its read-model statements in the

@@ -74,6 +74,7 @@ class UnitOfWork:
         self.idempotency: IdempotencyRecord | None = None
         self.idempotency_response_json = b""
         self._next_version: dict[str, int] = {}
+        self._first_appended: dict[str, int] = {}
         self._recorded: list[RecordedEvent] | None = None
         self._record: Callable[[], list[RecordedEvent]] | None = None
 
@@ -100,30 +101,33 @@ class UnitOfWork:
         pending = self._next_version.get(stream_id)
         if pending is not None and pending != expected_version:
             raise ConcurrencyError(stream_id, expected_version, pending)
+        if pending is None:
+            known = self.expected.get(stream_id, expected_version)
+            if known != expected_version:
+                raise ValueError(
+                    f"{stream_id} is expected at version {known}, not {expected_version}"
+                )
+            self._first_appended[stream_id] = expected_version
         self._next_version[stream_id] = expected_version + len(prepared)
         self.appends.append(PendingAppend(stream_id, expected_version, prepared, metadata_json))
 
     def expect(self, stream_id: str, version: int) -> None:
         """Commit only if ``stream_id`` is still at ``version`` (0: it has no events): a
         stream the command read and decided on without appending to it. Checked with the
-        appends, under the same lock; a stream appended to is checked by its append."""
+        appends, under the same lock; a stream appended to is checked by its append, so
+        it must expect the version its first append continues."""
         if not isinstance(stream_id, str) or not stream_id:
             raise ValueError("a stream id is a non-empty string")
         if isinstance(version, bool) or version < 0:
             raise ValueError(f"a stream's version is >= 0, not {version!r}")
-        known = self.expected.get(stream_id)
-        if known is not None and known != version:
-            raise ConcurrencyError(stream_id, version, known)
+        known = self.expected.get(stream_id, self._first_appended.get(stream_id, version))
+        if known != version:
+            raise ValueError(f"{stream_id} is expected at version {known}, not {version}")
         self.expected[stream_id] = version
 
     def read_only_expectations(self) -> dict[str, int]:
-        """The expected versions of the streams this unit does not append to (one that it
-        appends to must expect the version its first append continues)."""
-        first = self.first_expected_versions()
-        for stream_id, version in self.expected.items():
-            if stream_id in first and first[stream_id] != version:
-                raise ConcurrencyError(stream_id, version, first[stream_id])
-        return {s: v for s, v in self.expected.items() if s not in first}
+        """The expected versions of the streams this unit does not append to."""
+        return {s: v for s, v in self.expected.items() if s not in self._first_appended}
 
     def execute(self, sql: str, params: Params = None) -> None:
         """Run a read-model write (INSERT/UPDATE/DELETE on read-model tables) in the same
@@ -153,10 +157,7 @@ class UnitOfWork:
 
     def first_expected_versions(self) -> dict[str, int]:
         """Each appended stream's expected version at the start of this unit."""
-        first: dict[str, int] = {}
-        for pending in self.appends:
-            first.setdefault(pending.stream_id, pending.expected_version)
-        return first
+        return dict(self._first_appended)
 
     def chain(self, previous_hashes: Mapping[str, str]) -> list[list[ChainedEvent]]:
         """Versions and hashes of every pending event, per append, given the hash of each

@@ -13,7 +13,9 @@ from psycopg_pool import ConnectionPool
 from casino.app.actors import Actor, Role
 from casino.app.queries import Queries
 from casino.app.service import Casino
+from casino.domain.errors import RuleViolation
 from casino.domain.rounds import SeatWager
+from casino.domain.streams import table_stream
 from casino.domain.tables import OpenTable
 from casino.eventstore.model import RecordedEvent, StreamTail
 from casino.eventstore.postgres import PostgresEventStore
@@ -125,3 +127,38 @@ def test_a_balance_another_process_changed_is_never_answered_stale(
     assert [hand["main"]["payout"] for hand in dealt["hands"]] == [0]
     assert answered_balances(dealt) == {player: 100_000 - 1_000 + 250}
     assert balances(pool, [player]) == {player: 100_000 - 1_000 + 250}
+
+
+def test_a_refusal_decided_on_old_cached_state_is_decided_again(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    here = Casino(PostgresEventStore(pool), pool.connection)
+    elsewhere = Casino(PostgresEventStore(pool), pool.connection)
+    table_id, key = open_table(here)
+    [player] = fund(here, 1)
+    round_id = here.open_round(table_id, "seed", key).body["round_id"]
+    elsewhere.place_wagers(round_id, [SeatWager(1, player, 1_000)], key)
+    # This process holds the round without its wager: dealt on that, it has none.
+    dealt = here.deal(round_id, key).body
+    assert [hand["player_id"] for hand in dealt["hands"]] == [player]
+
+
+def test_a_pinned_version_is_never_checked_against_cached_state(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # This process holds the table as it opened it; another opened a round there since.
+    # The admin pins the table's current version (If-Match): the reconfiguration must be
+    # decided on the log's state, where a round is in progress, not on the cached one.
+    here = Casino(PostgresEventStore(pool), pool.connection)
+    elsewhere = Casino(PostgresEventStore(pool), pool.connection)
+    table_id, key = open_table(here)
+    elsewhere.open_round(table_id, "seed", key)
+    with pool.connection() as conn:
+        current = conn.execute(
+            "SELECT max(version) FROM events WHERE stream_id = %s", (table_stream(table_id),)
+        ).fetchone()
+    assert current is not None and current[0] > 1
+    changed = OpenTable(table_id, "Cached", "EUR", 7, 2, 1, 100, 100_000, 100, 10_000, None)
+    with pytest.raises(RuleViolation) as refused:
+        here.reconfigure_table(changed, ADMIN, expected_version=current[0])
+    assert refused.value.code == "round_in_progress"

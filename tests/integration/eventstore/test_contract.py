@@ -195,9 +195,13 @@ def test_a_stream_appended_to_must_expect_the_version_its_append_continues(
     store: EventStore,
 ) -> None:
     stream = new_stream()
-    with pytest.raises(ConcurrencyError), store.transaction() as uow:
+    with pytest.raises(ValueError, match="expected at version 1"), store.transaction() as uow:
         uow.expect(stream, 1)
         uow.append(stream, 0, events("A"))
+    with pytest.raises(ValueError, match="expected at version 0"), store.transaction() as uow:
+        uow.append(stream, 0, events("A"))
+        uow.expect(stream, 1)
+    assert store.stream_version(stream) == 0
     with store.transaction() as uow:
         uow.expect(stream, 0)
         uow.append(stream, 0, events("A"))

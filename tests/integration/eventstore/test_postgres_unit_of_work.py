@@ -197,16 +197,25 @@ SELECT count(*) FILTER (WHERE granted), count(*) FILTER (WHERE NOT granted) FROM
 """
 
 
+_TRIGGER_CALLS = """
+SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions
+ WHERE funcname = 'events_take_append_lock'
+"""
+
+
 def test_any_writer_to_the_log_holds_the_append_lock_to_its_commit(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
     # The statement trigger takes the lock in its WHEN condition when it can: a plain
-    # INSERT, not through events_commit(), holds it until its transaction ends.
+    # INSERT, not through events_commit(), holds it until its transaction ends, and no
+    # PL/pgSQL runs for it.
     with pool.connection() as writer:
         pid = writer.info.backend_pid
+        writer.execute("SET track_functions = 'pl'")
         with writer.transaction():
             writer.execute(_PLAIN_INSERT, (new_stream(), "0" * 64, "a" * 64))
             assert writer.execute(_MY_ADVISORY_LOCKS, (pid,)).fetchone() == (1, 0)
+            assert writer.execute(_TRIGGER_CALLS).fetchone() == (0,)
         assert writer.execute(_MY_ADVISORY_LOCKS, (pid,)).fetchone() == (0, 0)
 
 
@@ -215,12 +224,18 @@ def test_a_writer_that_finds_the_append_lock_taken_waits_for_it(
 ) -> None:
     # Where the WHEN condition cannot take the lock, the trigger function waits for it.
     stream = new_stream()
+    calls: list[Any] = []
+
+    def insert_and_count() -> None:
+        with writer.transaction():
+            writer.execute(_PLAIN_INSERT, (stream, "0" * 64, "a" * 64))
+            calls.append(writer.execute(_TRIGGER_CALLS).fetchone())
+
     with pool.connection() as holder, pool.connection() as writer:
+        writer.execute("SET track_functions = 'pl'")
         holder.execute("SELECT pg_advisory_lock(7310293372818011001)")
         pid = writer.info.backend_pid
-        insert = threading.Thread(
-            target=writer.execute, args=(_PLAIN_INSERT, (stream, "0" * 64, "a" * 64))
-        )
+        insert = threading.Thread(target=insert_and_count)
         insert.start()
         try:
             wait_until(lambda: holder.execute(_MY_ADVISORY_LOCKS, (pid,)).fetchone() == (0, 1))
@@ -231,3 +246,22 @@ def test_a_writer_that_finds_the_append_lock_taken_waits_for_it(
             insert.join()
         written = holder.execute("SELECT count(*) FROM events WHERE stream_id = %s", (stream,))
         assert written.fetchone() == (1,)
+        assert calls == [(1,)]
+
+
+def test_events_commit_refuses_events_whose_heads_are_missing(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # With no head arrays at all, no head could be checked: the events are refused.
+    stream = new_stream()
+    zero, digest = "0" * 64, "a" * 64
+    for heads in ([None, None, None], ["{}", "{}", "{}"]):
+        arguments = [
+            "test", stream, "fp", "{}", 201, *heads,
+            f"{{{stream}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{zero}}}",
+            f"{{{digest}}}",
+        ]  # fmt: skip
+        refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="needs a head")
+        with refused, pool.connection() as conn:
+            conn.execute(_COMMIT, arguments)
+    assert nothing_written(pool, stream)

@@ -1,12 +1,17 @@
-"""The stream cache: each view of a stream, extended by appends, equals a fresh read."""
+"""The stream cache: each view of a stream, extended by appends, equals a read of the log."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from casino.app.stream_cache import LAST, WHOLE, CachedStream, StreamCache, View, latest_view
-from casino.domain.events import DomainEvent, RoundStarted, ShoeStarted, TableOpened
+from casino.app.unit import Command
+from casino.domain.events import DomainEvent, RoundStarted, ShoeStarted, TableOpened, encode
+from casino.eventstore.memory import InMemoryEventStore
+from casino.eventstore.model import NewEvent
 
 TABLE = TableOpened("T1", "Table", "EUR", 7, 1, 1, 100, 1000, 100, 500, None)
 
@@ -20,16 +25,19 @@ def shoe(n: int) -> ShoeStarted:
 
 
 def read_fresh(view: View, stream: list[DomainEvent]) -> CachedStream:
-    """What a read of the log gives for ``view`` (casino.app.unit.Command)."""
-    numbered = list(enumerate(stream, start=1))
+    """The entry a command makes of ``view`` when it reads the stream from a log."""
+    store = InMemoryEventStore()
+    if stream:
+        store.append("s", 0, [NewEvent(e.TYPE, encode(e), e.SCHEMA_VERSION) for e in stream])
+    cache = StreamCache()
+    command = Command(store, "test", "read", datetime.now(UTC), cache, fresh=True)
     if view == WHOLE:
-        kept = numbered
-    elif view == LAST:
-        kept = numbered[-1:]
+        command.load("s")
     else:
-        latest = {event.TYPE: (v, event) for v, event in numbered if event.TYPE in view}
-        kept = sorted(latest.values(), key=lambda pair: pair[0])
-    return CachedStream(view, len(stream), tuple(kept))
+        command.load_latest(["s"], None if view == LAST else list(view))
+    entry = cache.get("s", view)
+    assert entry is not None and entry.version == len(stream)
+    return entry
 
 
 events = st.lists(
