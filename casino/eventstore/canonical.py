@@ -79,8 +79,8 @@ def _encode_common(value: Any, out: list[str]) -> None:
 # Where it could differ, the text shows it: a float (digits then "." or an exponent), or
 # anything not ASCII (the key order of RFC 8785 is by UTF-16 code units). Such text,
 # whatever orjson refuses (a datetime, a dataclass, a subclass of a JSON type, a non-str
-# key), and whatever the standard library's strict encoder refuses (see below), goes
-# the careful way, which refuses what RFC 8785 refuses.
+# key), and any value not of exactly a JSON type (see below), goes the careful way,
+# which refuses what RFC 8785 refuses.
 _ORJSON_OPTIONS = (
     orjson.OPT_SORT_KEYS
     | orjson.OPT_STRICT_INTEGER
@@ -92,17 +92,22 @@ _FLOAT = re.compile(
     # a whole value (after ":", "[" or ",", before ",", "]" or "}") that is a float
     rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)[,\]}]"
 )
-_STRICT_ENCODER = json.JSONEncoder(allow_nan=False, check_circular=False)
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
 
 
-def _json_values_only(value: dict[str, Any]) -> bool:
-    # orjson also writes a UUID, an enum member or a Fragment, and writes a NaN or an
-    # infinity as null; the standard library's strict encoder refuses all of them.
-    try:
-        _STRICT_ENCODER.encode(value)
-    except (TypeError, ValueError):
+def _json_values_only(value: Any) -> bool:
+    # orjson also writes a UUID, an enum member, a Fragment or a subclass of a JSON type,
+    # and writes NaN or an infinity as null: only values of exactly the JSON types may
+    # keep its text (a float is refused here too; the text test above sends it the
+    # careful way in any case). Exact type checks: a fifth of what encoding costs.
+    kind = type(value)
+    if kind in _PLAIN_SCALARS:
+        return True
+    if kind is dict:
+        value = value.values()
+    elif kind is not list and kind is not tuple:
         return False
-    return True
+    return all(_json_values_only(item) for item in value)
 
 
 def canonical_json(value: Mapping[str, Any]) -> bytes:

@@ -219,6 +219,18 @@ def test_what_orjson_writes_but_json_is_not_is_refused_whatever_is_beside_it(
     assert outcome(canonical_json, value) == outcome(rfc8785.dumps, value) == "refused"
 
 
+@pytest.mark.parametrize(
+    "odd", [uuid.UUID(int=5), Colour.RED, orjson.Fragment(b"1"), float("nan"), b"bytes"]
+)
+def test_what_json_is_not_is_refused_however_deep_it_lies(odd: Any) -> None:
+    for value in ({"a": [1, {"b": odd}]}, {"a": (odd,)}, {"a": {"b": {"c": [[odd]]}}}):
+        assert outcome(canonical_json, value) == outcome(rfc8785.dumps, value) == "refused"
+
+
+def test_tuples_are_arrays() -> None:
+    assert canonical_json({"a": (1, ("x", None))}) == b'{"a":[1,["x",null]]}'
+
+
 @given(json_objects)
 def test_parsing_canonical_json_gives_back_the_same_canonical_json(value: dict[str, Any]) -> None:
     assert canonical_json(parse_json(canonical_json(value))) == canonical_json(value)
