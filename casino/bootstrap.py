@@ -14,6 +14,7 @@ from psycopg_pool import ConnectionPool
 
 from casino.app.keys import KeyStore
 from casino.app.service import Casino
+from casino.app.stream_cache import StreamCache
 from casino.app.upcasters import UPCASTERS
 from casino.config import Settings
 from casino.db.connection import create_pool
@@ -87,7 +88,11 @@ def bootstrap(settings: Settings | None = None, migrate: bool = True) -> Service
         redis_url=redis_url,
         pool=database.pool,
         store=database.store,
-        casino=Casino(database.store, database.pool.connection),
+        casino=Casino(
+            database.store,
+            database.pool.connection,
+            streams=StreamCache(settings.stream_cache_size),
+        ),
         keys=KeyStore(database.pool.connection),
         jobs=Jobs(redis_url, settings.task_queue),
     )

@@ -10,6 +10,8 @@ from casino.domain.gaming_day import GamingDayRule
 
 # Gaming days start at 06:00 casino time unless configured otherwise.
 DEFAULT_GAMING_DAY_START = 6
+# Enough for the tables, rounds, shoes and players of a busy floor per process.
+DEFAULT_STREAM_CACHE_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,9 @@ class Settings:
     # Test suites: check every command answer against its documented schema (they are
     # sent as they are, not dumped through marshmallow; see casino/api/idempotency.py).
     check_answers: bool = False
+    # Streams each process keeps decoded between commands (casino/app/stream_cache.py);
+    # 0 reads every stream from the log for every command.
+    stream_cache_size: int = DEFAULT_STREAM_CACHE_SIZE
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -36,7 +41,17 @@ class Settings:
             task_queue=os.environ.get("CASINO_TASK_QUEUE", "casino"),
             gaming_day=_gaming_day_from_environment(),
             check_answers=os.environ.get("CASINO_CHECK_ANSWERS") == "1",
+            stream_cache_size=_count_from_environment(
+                "CASINO_STREAM_CACHE_SIZE", DEFAULT_STREAM_CACHE_SIZE
+            ),
         )
+
+
+def _count_from_environment(name: str, default: int) -> int:
+    text = os.environ.get(name, str(default))
+    if not text.isascii() or not text.isdigit():
+        raise ValueError(f"{name}: a whole number 0 or more, not {text!r}")
+    return int(text)
 
 
 def _gaming_day_from_environment() -> GamingDayRule:
