@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from casino.app import answers
 from casino.app.actors import Actor, Role
 from casino.app.commands import CommandResult, Idempotency, key_reused
-from casino.app.seeds import Connect, keep_seed, seed_of
+from casino.app.seeds import Connect, SeedVault
 from casino.app.stream_cache import StreamCache
 from casino.app.unit import Command, StaleCache
 from casino.domain import accounts, rounds, shoes, tables, validation
@@ -60,6 +60,7 @@ class Casino:
     ) -> None:
         self.store = store
         self.streams = streams if streams is not None else StreamCache()
+        self.seeds = SeedVault(connect)
         self.connect = connect
         self.new_id = new_id
         self.new_seed = new_seed
@@ -294,11 +295,12 @@ class Casino:
             if not live.closed and tables.live_shoe_can_serve(table.config, live.tiles_dealt):
                 return live
             if not live.closed:
-                closed = shoes.close_shoe(live, seed_of(self.connect, live.opened.shoe_id))
+                closed = shoes.close_shoe(live, self.seeds.seed_of(live.opened.shoe_id))
                 command.append(shoe_stream(live.opened.shoe_id), [closed])
+                self.seeds.closed(command, live.opened.shoe_id)
         shoe_id = self.new_id()
         seed = self.new_seed()
-        keep_seed(command, shoe_id, seed)
+        self.seeds.keep(command, shoe_id, seed)
         opened = shoes.open_shoe(shoe_id, table_id, seed, client_seed, table.shoes_started)
         command.loaded[shoe_stream(shoe_id)] = 0
         command.append(shoe_stream(shoe_id), [opened])
@@ -347,7 +349,7 @@ class Casino:
             state = self._round(command, round_id, actor, expected_version)
             shoe_id = state.opened.shoe_id
             shoe = shoes.require_shoe(shoes.fold_shoe(command.load(shoe_stream(shoe_id))), shoe_id)
-            seed = seed_of(self.connect, shoe_id)
+            seed = self.seeds.seed_of(shoe_id)
             order = shuffle(seed, shoe.opened.client_seed, shoe.opened.nonce)
             players = self._accounts(
                 command, [w.player_id for w in state.wagers.values()], state.opened.currency
@@ -362,6 +364,7 @@ class Casino:
             if not tables.live_shoe_can_serve(table.config, after.tiles_dealt):
                 closing = shoes.close_shoe(after, seed)
                 shoe_events.append(closing)
+                self.seeds.closed(command, shoe_id)
                 revealed = closing.server_seed
             command.append(shoe_stream(shoe_id), shoe_events)
             self._post(command, decision.payouts)

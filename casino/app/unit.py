@@ -16,7 +16,7 @@ reading the log (``StaleCache``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -59,6 +59,7 @@ class Command:
         self.pinned: set[str] = set()
         self.appends: list[tuple[str, list[DomainEvent]]] = []
         self.sql: list[tuple[str, Sequence[Any]]] = []
+        self._after_commit: list[Callable[[], None]] = []
 
     def load(self, stream_id: str, expected_version: int | None = None) -> list[DomainEvent]:
         """The stream's events. With ``expected_version`` (a client's If-Match), the append
@@ -139,6 +140,10 @@ class Command:
         """A write beside the events (e.g. the seed vault), in the same transaction."""
         self.sql.append((statement, params))
 
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once this command has committed (never if it does not)."""
+        self._after_commit.append(action)
+
     def forget(self) -> None:
         """Drop every stream this command loaded from the cache: its decision was refused
         as stale, and the next attempt must read the log."""
@@ -176,3 +181,5 @@ class Command:
                 self.streams.forget([pending.stream_id])
                 continue
             self.streams.appended(pending.stream_id, pending.expected_version, kept)
+        for action in self._after_commit:
+            action()
