@@ -2,8 +2,11 @@
 
 A seed is written in the same transaction as its shoe's commitment and read only to
 deal; it enters the log (``ShoeClosed``) only once its shoe is closed. Each process keeps
-the seeds of the live shoes it has used in memory (the deal needs the seed every round),
-each only once the vault holds it: remembered after its shoe's commit, or as read.
+the seeds of the shoes it has dealt from in memory (the deal needs the seed every round),
+each only once the vault holds it: remembered after its shoe's commit, or as read; it is
+forgotten when this process closes the shoe (a shoe closed elsewhere leaves its seed, by
+then public, until it is pushed out). A deal checks the seed against the shoe's
+commitment before it shuffles (``Casino.deal``).
 """
 
 from __future__ import annotations
@@ -49,12 +52,14 @@ class SeedVault:
 
     def keep(self, command: Command, shoe_id: str, server_seed: bytes) -> None:
         """Write the seed with the command; remember it once the command has committed."""
-        keep_seed(command, shoe_id, server_seed)
-        command.after_commit(lambda: self._remember(shoe_id, server_seed))
+        seed = bytes(server_seed)
+        keep_seed(command, shoe_id, seed)
+        command.after_commit(lambda: self._remember(shoe_id, seed))
 
-    def seed_of(self, shoe_id: str) -> bytes:
+    def seed_of(self, shoe_id: str, *, from_vault: bool = False) -> bytes:
+        """The shoe's seed; with ``from_vault``, read from the vault whatever is kept."""
         with self._lock:
-            seed = self._seeds.get(shoe_id)
+            seed = None if from_vault else self._seeds.get(shoe_id)
             if seed is not None:
                 self._seeds.move_to_end(shoe_id)
                 return seed

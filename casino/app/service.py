@@ -61,7 +61,6 @@ class Casino:
         self.store = store
         self.streams = streams if streams is not None else StreamCache()
         self.seeds = SeedVault(connect)
-        self.connect = connect
         self.new_id = new_id
         self.new_seed = new_seed
         self.clock = clock  # when each command is decided (its events' time)
@@ -350,6 +349,9 @@ class Casino:
             shoe_id = state.opened.shoe_id
             shoe = shoes.require_shoe(shoes.fold_shoe(command.load(shoe_stream(shoe_id))), shoe_id)
             seed = self.seeds.seed_of(shoe_id)
+            if not shoes.seed_matches(shoe, seed):  # never shuffle with a seed kept wrong
+                seed = self.seeds.seed_of(shoe_id, from_vault=True)
+                shoes.require_seed(shoe, seed)
             order = shuffle(seed, shoe.opened.client_seed, shoe.opened.nonce)
             players = self._accounts(
                 command, [w.player_id for w in state.wagers.values()], state.opened.currency

@@ -114,6 +114,11 @@ class StreamCache:
     def __len__(self) -> int:
         return len(self._streams)
 
+    @property
+    def size(self) -> int:
+        """How many streams it keeps at most."""
+        return self._size
+
     def _keep(self, stream_id: str, entry: CachedStream) -> None:
         self._streams[stream_id] = entry
         self._streams.move_to_end(stream_id)

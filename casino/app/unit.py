@@ -181,5 +181,9 @@ class Command:
                 self.streams.forget([pending.stream_id])
                 continue
             self.streams.appended(pending.stream_id, pending.expected_version, kept)
-        for action in self._after_commit:
-            action()
+        actions, self._after_commit = self._after_commit, []
+        for action in actions:  # each once; like the cache, never failing the command
+            try:
+                action()
+            except Exception:
+                log.exception("%s: an action after its commit failed", self.metadata["command"])

@@ -41,11 +41,20 @@ def open_shoe(
     )
 
 
-def close_shoe(state: ShoeState, server_seed: bytes) -> ShoeClosed:
-    if commitment_of(server_seed) != state.opened.commitment:
+def seed_matches(state: ShoeState, server_seed: bytes) -> bool:
+    """Whether ``server_seed`` is the one the shoe committed to."""
+    return commitment_of(server_seed) == state.opened.commitment
+
+
+def require_seed(state: ShoeState, server_seed: bytes) -> None:
+    if not seed_matches(state, server_seed):
         raise ValueError(
             f"the seed kept for shoe {state.opened.shoe_id} does not match its commitment"
         )
+
+
+def close_shoe(state: ShoeState, server_seed: bytes) -> ShoeClosed:
+    require_seed(state, server_seed)
     return ShoeClosed(
         shoe_id=state.opened.shoe_id, server_seed=server_seed.hex(), tiles_dealt=state.tiles_dealt
     )

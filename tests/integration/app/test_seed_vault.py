@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 import pytest
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
@@ -65,7 +65,8 @@ def test_a_process_deals_its_own_shoe_without_reading_the_vault(
 def test_a_seed_is_remembered_only_once_its_shoe_has_committed(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
-    vault = SeedVault(pool.connection)
+    connect = CountingConnect(pool)
+    vault = SeedVault(connect)
     store = PostgresEventStore(pool)
     shoe_id, seed = unique("shoe"), bytes(range(32))
     abandoned = Command(store, "test", "open_round", datetime.now(UTC))
@@ -76,22 +77,36 @@ def test_a_seed_is_remembered_only_once_its_shoe_has_committed(
     committed = Command(store, "test", "open_round", datetime.now(UTC))
     vault.keep(committed, shoe_id, seed)
     committed.commit(None)
-    with _no_connection(vault):
-        assert vault.seed_of(shoe_id) == seed
+    refused = Command(store, "test", "open_round", datetime.now(UTC))
+    vault.keep(refused, shoe_id, bytes(32))  # the vault keeps one seed per shoe
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        refused.commit(None)
+    reads = connect.count
+    assert vault.seed_of(shoe_id) == seed
+    assert connect.count == reads  # from memory, and the refused seed never got there
 
     closing = Command(store, "test", "deal", datetime.now(UTC))
     vault.closed(closing, shoe_id)
     closing.commit(None)
-    assert vault.seed_of(shoe_id) == seed  # read from the vault again: it was forgotten
+    assert vault.seed_of(shoe_id) == seed
+    assert connect.count == reads + 1  # forgotten: read from the vault again
 
 
-@contextmanager
-def _no_connection(vault: SeedVault) -> Iterator[None]:
-    def refuse() -> AbstractContextManager[Connection[Any]]:
-        raise AssertionError("the vault was read")
+def test_a_deal_never_shuffles_with_a_seed_kept_wrong(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    seed = bytes(range(32))
+    casino = Casino(PostgresEventStore(pool), pool.connection, new_seed=lambda: seed)
+    table_id = unique("T")
+    casino.open_table(
+        OpenTable(table_id, "V", "EUR", 7, 1, 1, 100, 10_000, 100, 1_000, None), ADMIN
+    )
+    key = Actor(Role.TABLE, "dealer", frozenset({table_id}))
+    player = unique("P")
+    casino.move_funds(player, "EUR", 100_000, "cash in", True, ADMIN)
+    opened = casino.open_round(table_id, "seed", key).body
+    casino.place_wagers(opened["round_id"], [SeatWager(1, player, 1_000)], key)
+    casino.seeds._remember(opened["shoe"]["shoe_id"], bytes(32))  # memory gone wrong
 
-    kept, vault._connect = vault._connect, refuse
-    try:
-        yield
-    finally:
-        vault._connect = kept
+    dealt = casino.deal(opened["round_id"], key).body
+    assert dealt["shoe"]["server_seed"] == seed.hex()  # the vault's seed dealt and shown

@@ -4,6 +4,7 @@ on state that another process has moved on (each such decision is taken again)."
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from psycopg_pool import ConnectionPool
 from casino.app.actors import Actor, Role
 from casino.app.queries import Queries
 from casino.app.service import Casino
+from casino.bootstrap import bootstrap
+from casino.config import Settings
 from casino.domain.errors import RuleViolation
 from casino.domain.rounds import SeatWager
 from casino.domain.streams import table_stream
@@ -162,3 +165,16 @@ def test_a_pinned_version_is_never_checked_against_cached_state(
     with pytest.raises(RuleViolation) as refused:
         here.reconfigure_table(changed, ADMIN, expected_version=current[0])
     assert refused.value.code == "round_in_progress"
+
+
+def test_the_service_keeps_as_many_streams_as_configured(
+    database_url: str, redis_url: str, tmp_path: Path
+) -> None:
+    settings = Settings(
+        database_url, redis_url, tmp_path, pool_size=1, task_queue="unused", stream_cache_size=7
+    )
+    services = bootstrap(settings, migrate=False)
+    try:
+        assert services.casino.streams.size == 7
+    finally:
+        services.close()

@@ -4,9 +4,10 @@ import enum
 import hashlib
 import json
 import uuid
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import pytest
@@ -225,6 +226,41 @@ def test_what_orjson_writes_but_json_is_not_is_refused_whatever_is_beside_it(
 def test_what_json_is_not_is_refused_however_deep_it_lies(odd: Any) -> None:
     for value in ({"a": [1, {"b": odd}]}, {"a": (odd,)}, {"a": {"b": {"c": [[odd]]}}}):
         assert outcome(canonical_json, value) == outcome(rfc8785.dumps, value) == "refused"
+
+
+class Size(enum.IntEnum):
+    BIG = 7
+
+
+class Suit(enum.StrEnum):
+    SPADES = "spades"
+
+
+class Name(str):
+    pass
+
+
+class Count(int):
+    pass
+
+
+class Pair(NamedTuple):
+    left: int
+    right: str
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": Size.BIG, "b": [Suit.SPADES]},
+        {"a": Name("x"), "b": {"c": Count(3)}},
+        {Name("key"): 1, "other": OrderedDict(z=1, a=2)},
+        {"a": defaultdict(list, {"b": [1]})},
+        {"a": Pair(1, "x"), "b": [1.5, -0.0, 1e21]},
+    ],
+)
+def test_subclasses_of_json_types_are_written_as_the_package_writes_them(value: Any) -> None:
+    assert outcome(canonical_json, value) == outcome(rfc8785.dumps, value) != "refused"
 
 
 def test_tuples_are_arrays() -> None:
