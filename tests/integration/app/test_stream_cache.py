@@ -79,6 +79,19 @@ def answered_balances(dealt: dict[str, Any]) -> dict[str, int]:
     return {entry["player_id"]: entry["balance"] for entry in dealt["balances"]}
 
 
+def a_round_two_processes_see(
+    pool: ConnectionPool[Connection[Any]], players: int, **here: Any
+) -> tuple[Casino, Casino, Actor, list[str], str]:
+    """Two processes on one log: ``here`` (Casino options ``here``) opens a table, funds
+    ``players`` players and opens a round; ``elsewhere`` has seen nothing yet."""
+    casino = Casino(PostgresEventStore(pool), pool.connection, **here)
+    elsewhere = Casino(PostgresEventStore(pool), pool.connection)
+    table_id, key = open_table(casino)
+    names = fund(casino, players)
+    round_id = casino.open_round(table_id, "seed", key).body["round_id"]
+    return casino, elsewhere, key, names, round_id
+
+
 def test_a_process_that_played_a_table_reads_no_stream_for_its_next_round(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
@@ -96,11 +109,7 @@ def test_a_process_that_played_a_table_reads_no_stream_for_its_next_round(
 def test_a_deal_on_a_round_another_process_added_a_wager_to_is_taken_again(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
-    here = Casino(PostgresEventStore(pool), pool.connection)
-    elsewhere = Casino(PostgresEventStore(pool), pool.connection)
-    table_id, key = open_table(here)
-    first, second = fund(here, 2)
-    round_id = here.open_round(table_id, "seed", key).body["round_id"]
+    here, elsewhere, key, [first, second], round_id = a_round_two_processes_see(pool, 2)
     here.place_wagers(round_id, [SeatWager(1, first, 1_000)], key)
     elsewhere.place_wagers(round_id, [SeatWager(2, second, 2_000)], key)
 
@@ -118,11 +127,9 @@ def test_a_balance_another_process_changed_is_never_answered_stale(
     # The deal reads every wagering player's account, but appends only to the winners':
     # a losing player's account is only read, so only the check of the streams a
     # command read refuses a decision on its old balance. This seed deals seat 1 a loss.
-    here = Casino(PostgresEventStore(pool), pool.connection, new_seed=lambda: bytes(32))
-    elsewhere = Casino(PostgresEventStore(pool), pool.connection)
-    table_id, key = open_table(here)
-    [player] = fund(here, 1)
-    round_id = here.open_round(table_id, "seed", key).body["round_id"]
+    here, elsewhere, key, [player], round_id = a_round_two_processes_see(
+        pool, 1, new_seed=lambda: bytes(32)
+    )
     here.place_wagers(round_id, [SeatWager(1, player, 1_000)], key)
     elsewhere.move_funds(player, "EUR", 250, "top-up", True, ADMIN)
 
@@ -135,11 +142,7 @@ def test_a_balance_another_process_changed_is_never_answered_stale(
 def test_a_refusal_decided_on_old_cached_state_is_decided_again(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
-    here = Casino(PostgresEventStore(pool), pool.connection)
-    elsewhere = Casino(PostgresEventStore(pool), pool.connection)
-    table_id, key = open_table(here)
-    [player] = fund(here, 1)
-    round_id = here.open_round(table_id, "seed", key).body["round_id"]
+    here, elsewhere, key, [player], round_id = a_round_two_processes_see(pool, 1)
     elsewhere.place_wagers(round_id, [SeatWager(1, player, 1_000)], key)
     # This process holds the round without its wager: dealt on that, it has none.
     dealt = here.deal(round_id, key).body
