@@ -2,10 +2,12 @@
 
 Each client is a table system with its own table and API key: it opens a round, places
 six wagers in one batch request and deals, again and again, on one keep-alive
-connection. Figures per K: rounds and wagers per second, and p50/p99 latency per
-endpoint. The baseline, measured in the same run at the same K, is GET /healthz: what
-the server and framework cost with no work behind them. Goal on 2 cores: at least 150
-rounds per second with the p99 deal latency under 50 ms.
+connection. Figures per K: rounds and wagers per second, p50/p99 latency per endpoint,
+and the CPU each kind of process (gunicorn, Postgres, this load generator) spent per
+round, which says where the time goes even on a day the machine runs slow. The
+baseline, measured in the same run at the same K, is GET /healthz: what the server and
+framework cost with no work behind them. Goal on 2 cores: at least 150 rounds per
+second with the p99 deal latency under 50 ms.
 
     .venv/bin/python bench/http_load.py [--seconds 10] [--clients 1,4,16] [--workers N]
         [--threads N] [--repeat 3]
@@ -192,15 +194,43 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000
 
 
+def cpu_seconds(names: tuple[str, ...]) -> dict[str, float]:
+    """CPU time (user + system) used so far by the processes of each command name, from
+    /proc (Linux): where a round's work goes, whatever the machine's speed that day."""
+    used = dict.fromkeys(names, 0.0)
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        name, fields = stat[stat.find("(") + 1 : stat.rfind(")")], stat[stat.rfind(")") + 2 :]
+        if name in used:
+            parts = fields.split()
+            used[name] += (int(parts[11]) + int(parts[12])) / tick
+    return used
+
+
+SERVER_PROCESSES = ("gunicorn", "postgres")
+
+
 def report(port: int, tables: list[tuple[str, str, list[str]]], seconds: float, runs: int) -> None:
     """K clients: baseline and rounds, ``runs`` times each, alternating."""
     baseline_rates: list[float] = []
     round_rates: list[float] = []
     latency: Latencies = defaultdict(list)
+    cpu = dict.fromkeys((*SERVER_PROCESSES, "load generator"), 0.0)
+    played = 0
     for _ in range(runs):
         done, _, base_seconds = run_clients(port, tables, seconds, healthz)
         baseline_rates.append(done / base_seconds)
+        before, own = cpu_seconds(SERVER_PROCESSES), time.process_time()
         rounds, run_latency, play_seconds = run_clients(port, tables, seconds, play)
+        after = cpu_seconds(SERVER_PROCESSES)
+        cpu["load generator"] += time.process_time() - own
+        for name in SERVER_PROCESSES:
+            cpu[name] += after[name] - before[name]
+        played += rounds
         round_rates.append(rounds / play_seconds)
         for name, values in run_latency.items():
             latency[name].extend(values)
@@ -217,6 +247,11 @@ def report(port: int, tables: list[tuple[str, str, list[str]]], seconds: float, 
             f"  {name:<15} p50 {percentile(values, 0.5):6.1f} ms   "
             f"p99 {percentile(values, 0.99):6.1f} ms   ({len(values)} requests, all runs)"
         )
+    print(
+        "  CPU per round: "
+        + ", ".join(f"{name} {used / max(played, 1) * 1000:.1f} ms" for name, used in cpu.items())
+        + " (postgres: every server of that name on the machine)"
+    )
     deal_p99 = percentile(latency["deal"], 0.99)
     met = rate >= GOAL_ROUNDS and deal_p99 < GOAL_DEAL_P99_MS
     print(
