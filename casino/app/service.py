@@ -86,14 +86,14 @@ class Casino:
             try:
                 result = handle(command)
             except StaleCache:
-                command.forget()
+                command.forget(stale=True)
                 continue
             except DomainError:
                 # Streams are read one by one (or kept from earlier commands), not in one
                 # snapshot: refuse only on state that is still current, or decide again.
                 if command.is_current():
                     raise
-                command.forget()
+                command.forget(stale=True)
                 continue
             except BaseException:
                 command.forget()
@@ -112,7 +112,7 @@ class Casino:
             try:
                 command.commit(record)
             except ConcurrencyError as error:
-                command.forget()
+                command.forget(stale=True)
                 if error.stream_id in command.pinned:
                     raise VersionMismatch(
                         "version_mismatch",

@@ -67,6 +67,13 @@ def _version(pair: tuple[int, DomainEvent]) -> int:
     return pair[0]
 
 
+# How many reads of a stream that was found stale skip the cache. Where another process
+# writes a stream too (requests of one table spread over processes without affinity),
+# its entry here is mostly old: a decision on it is refused and taken again, which costs
+# more than a read of the log. So such a stream is read from the log for a while.
+DISTRUSTED_READS = 8
+
+
 class StreamCache:
     """Bounded and thread-safe; the least recently used stream is forgotten first."""
 
@@ -75,11 +82,19 @@ class StreamCache:
             raise ValueError("a cache holds zero or more streams")
         self._size = size
         self._streams: OrderedDict[str, CachedStream] = OrderedDict()
+        self._distrusted: OrderedDict[str, int] = OrderedDict()  # stream: reads to skip
         self._lock = threading.Lock()
 
     def get(self, stream_id: str, view: View) -> CachedStream | None:
-        """The stream's entry, when one of this view is kept."""
+        """The stream's entry, when one of this view is kept (and the stream is trusted)."""
         with self._lock:
+            skips = self._distrusted.get(stream_id)
+            if skips is not None:
+                if skips <= 1:
+                    del self._distrusted[stream_id]
+                else:
+                    self._distrusted[stream_id] = skips - 1
+                return None
             entry = self._streams.get(stream_id)
             if entry is None or entry.view != view:
                 return None
@@ -110,6 +125,16 @@ class StreamCache:
         with self._lock:
             for stream_id in stream_ids:
                 self._streams.pop(stream_id, None)
+
+    def distrust(self, stream_ids: Iterable[str]) -> None:
+        """Forget streams found stale, and skip the cache for their next reads."""
+        with self._lock:
+            for stream_id in stream_ids:
+                self._streams.pop(stream_id, None)
+                self._distrusted[stream_id] = DISTRUSTED_READS
+                self._distrusted.move_to_end(stream_id)
+            while len(self._distrusted) > self._size:
+                self._distrusted.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._streams)

@@ -144,10 +144,13 @@ class Command:
         """Run ``action`` once this command has committed (never if it does not)."""
         self._after_commit.append(action)
 
-    def forget(self) -> None:
-        """Drop every stream this command loaded from the cache: its decision was refused
-        as stale, and the next attempt must read the log."""
+    def forget(self, *, stale: bool = False) -> None:
+        """Drop every stream this command loaded from the cache, so that the next attempt
+        reads the log; ``stale``: its decision was refused as taken on old state, so the
+        streams it took from the cache are read from the log for a while."""
         self.streams.forget(self.loaded)
+        if stale:
+            self.streams.distrust(self.cached)
 
     def commit(self, idempotency: IdempotencyRecord | None) -> None:
         with self.store.transaction() as uow:

@@ -20,8 +20,9 @@ from casino.domain.errors import RuleViolation
 from casino.domain.rounds import SeatWager
 from casino.domain.streams import table_stream
 from casino.domain.tables import OpenTable
-from casino.eventstore.model import RecordedEvent, StreamTail
+from casino.eventstore.model import ConcurrencyError, RecordedEvent, StreamTail
 from casino.eventstore.postgres import PostgresEventStore
+from casino.eventstore.unit_of_work import UnitOfWork
 from tests.integration.app.conftest import ADMIN, unique
 
 pytestmark = pytest.mark.integration
@@ -45,6 +46,19 @@ class CountingStore(PostgresEventStore):
     def stream_version(self, stream_id: str) -> int:
         self.reads += 1
         return super().stream_version(stream_id)
+
+
+class ConflictCountingStore(PostgresEventStore):
+    """The Postgres store, counting the commits refused for a stale version."""
+
+    conflicts = 0
+
+    def _commit(self, uow: UnitOfWork, connection: Connection[Any] | None) -> Any:
+        try:
+            return super()._commit(uow, connection)
+        except ConcurrencyError:
+            self.conflicts += 1
+            raise
 
 
 def open_table(casino: Casino) -> tuple[str, Actor]:
@@ -84,7 +98,8 @@ def a_round_two_processes_see(
 ) -> tuple[Casino, Casino, Actor, list[str], str]:
     """Two processes on one log: ``here`` (Casino options ``here``) opens a table, funds
     ``players`` players and opens a round; ``elsewhere`` has seen nothing yet."""
-    casino = Casino(PostgresEventStore(pool), pool.connection, **here)
+    store = here.pop("store", None) or PostgresEventStore(pool)
+    casino = Casino(store, pool.connection, **here)
     elsewhere = Casino(PostgresEventStore(pool), pool.connection)
     table_id, key = open_table(casino)
     names = fund(casino, players)
@@ -181,3 +196,18 @@ def test_the_service_keeps_as_many_streams_as_configured(
         assert services.casino.streams.size == 7
     finally:
         services.close()
+
+
+def test_a_stream_another_process_keeps_writing_is_read_from_the_log(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # Requests of one table spread over two processes: each finds its cached round old
+    # once, then reads it from the log rather than meet a refused commit every time.
+    store = ConflictCountingStore(pool)
+    here, elsewhere, key, players, round_id = a_round_two_processes_see(pool, 6, store=store)
+    for seat, player in enumerate(players, start=1):
+        process = elsewhere if seat % 2 else here
+        process.place_wagers(round_id, [SeatWager(seat, player, 1_000)], key)
+    assert store.conflicts == 1
+    dealt = here.deal(round_id, key).body
+    assert [hand["seat"] for hand in dealt["hands"]] == [1, 2, 3, 4, 5, 6]

@@ -7,7 +7,15 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casino.app.stream_cache import LAST, WHOLE, CachedStream, StreamCache, View, latest_view
+from casino.app.stream_cache import (
+    DISTRUSTED_READS,
+    LAST,
+    WHOLE,
+    CachedStream,
+    StreamCache,
+    View,
+    latest_view,
+)
 from casino.app.unit import Command
 from casino.domain.events import DomainEvent, RoundStarted, ShoeStarted, TableOpened, encode
 from casino.eventstore.memory import InMemoryEventStore
@@ -99,3 +107,16 @@ def test_forgotten_streams_and_the_least_recently_used_beyond_the_size_are_gone(
     disabled = StreamCache(size=0)
     disabled.put("a", read_fresh(WHOLE, [TABLE]))
     assert disabled.get("a", WHOLE) is None
+
+
+def test_a_stream_found_stale_is_read_from_the_log_for_its_next_reads() -> None:
+    cache = StreamCache()
+    entry = read_fresh(WHOLE, [TABLE])
+    cache.put("t", entry)
+    cache.distrust(["t"])
+    skipped = []
+    for _ in range(DISTRUSTED_READS):
+        cache.put("t", entry)  # as each of those reads of the log would
+        skipped.append(cache.get("t", WHOLE))
+    assert skipped == [None] * DISTRUSTED_READS
+    assert cache.get("t", WHOLE) == entry
