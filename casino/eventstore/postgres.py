@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg import Connection, RawCursor
+from psycopg import Connection, Cursor, RawCursor
 from psycopg.pq import TransactionStatus
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
@@ -301,23 +301,45 @@ class PostgresEventStore:
             cursor = conn.cursor(row_factory=tuple_row)
             return cursor.execute(_COMMIT, params, prepare=True).fetchall()
         # Explicit BEGIN/COMMIT: the transaction's extent never depends on where the
-        # driver happens to place pipeline syncs.
-        with conn.pipeline():
-            if owned:
-                conn.execute("BEGIN")
-            raw = RawCursor(conn)
-            for sql, statement_params in uow.statements:
-                native = _native_placeholders(sql) if isinstance(sql, str) else None
-                if native is None or not isinstance(statement_params, Sequence):
-                    conn.execute(sql, statement_params)
-                else:
-                    values = [_list(v) if type(v) is list else v for v in statement_params]
-                    raw.execute(native, values)
-            cursor = conn.cursor(row_factory=tuple_row)
-            cursor.execute(_COMMIT, params, prepare=True)
-            if owned:
-                conn.execute("COMMIT")
+        # driver happens to place pipeline syncs. The first error may come back while
+        # the rest is still being sent: it is kept, not raised inside the pipeline
+        # (whose exit would then log the pipeline it found aborted), and raised after.
+        first_error: psycopg.Error | None = None
+        cursor = conn.cursor(row_factory=tuple_row)
+        try:
+            with conn.pipeline():
+                try:
+                    self._pipe(conn, cursor, uow, params, owned)
+                except psycopg.Error as error:
+                    first_error = error
+        except psycopg.Error:
+            if first_error is None:
+                raise
+        if first_error is not None:
+            raise first_error
         return cursor.fetchall()
+
+    @staticmethod
+    def _pipe(
+        conn: Connection[Any],
+        cursor: Cursor[tuple[Any, ...]],
+        uow: UnitOfWork,
+        params: tuple[Any, ...],
+        owned: bool,
+    ) -> None:
+        if owned:
+            conn.execute("BEGIN")
+        raw = RawCursor(conn)
+        for sql, statement_params in uow.statements:
+            native = _native_placeholders(sql) if isinstance(sql, str) else None
+            if native is None or not isinstance(statement_params, Sequence):
+                conn.execute(sql, statement_params)
+            else:
+                values = [_list(v) if type(v) is list else v for v in statement_params]
+                raw.execute(native, values)
+        cursor.execute(_COMMIT, params, prepare=True)
+        if owned:
+            conn.execute("COMMIT")
 
     def _record(
         self, chained: list[list[ChainedEvent]], rows: list[tuple[Any, ...]]

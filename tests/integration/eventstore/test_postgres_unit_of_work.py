@@ -3,6 +3,7 @@ joining a caller's transaction, and recovering from a head cache the log contrad
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 from collections.abc import Iterator
@@ -265,3 +266,21 @@ def test_events_commit_refuses_events_whose_heads_are_missing(
         with refused, pool.connection() as conn:
             conn.execute(_COMMIT, arguments)
     assert nothing_written(pool, stream)
+
+
+def test_a_failing_pipeline_raises_its_own_error_and_logs_nothing(
+    event_store: PostgresEventStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A unit with statements goes as one pipeline. Its first error comes back while the
+    # rest is still being sent; the store raises that error, and the driver is left
+    # nothing to log about the pipeline it aborted.
+    stream = new_stream()
+    with caplog.at_level(logging.WARNING):
+        for _ in range(3):
+            with pytest.raises(psycopg.errors.DivisionByZero), event_store.transaction() as uow:
+                uow.execute("SELECT 1 / 0")
+                for _ in range(300):
+                    uow.execute("SELECT 1")
+                uow.append(stream, 0, events("A"))
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert event_store.stream_version(stream) == 0
