@@ -70,8 +70,11 @@ def _version(pair: tuple[int, DomainEvent]) -> int:
 # How many reads of a stream that was found stale skip the cache. Where another process
 # writes a stream too (requests of one table spread over processes without affinity),
 # its entry here is mostly old: a decision on it is refused and taken again, which costs
-# more than a read of the log. So such a stream is read from the log for a while.
+# more than a read of the log. So such a stream is read from the log for a while: 8
+# reads the first time, twice as many each time it is found stale again (up to 1024),
+# until a decision taken on its cached state commits.
 DISTRUSTED_READS = 8
+MOST_DISTRUSTED_READS = 1024
 
 
 class StreamCache:
@@ -83,6 +86,7 @@ class StreamCache:
         self._size = size
         self._streams: OrderedDict[str, CachedStream] = OrderedDict()
         self._distrusted: OrderedDict[str, int] = OrderedDict()  # stream: reads to skip
+        self._strikes: OrderedDict[str, int] = OrderedDict()  # stream: times found stale
         self._lock = threading.Lock()
 
     def get(self, stream_id: str, view: View) -> CachedStream | None:
@@ -131,10 +135,20 @@ class StreamCache:
         with self._lock:
             for stream_id in stream_ids:
                 self._streams.pop(stream_id, None)
-                self._distrusted[stream_id] = DISTRUSTED_READS
+                strikes = self._strikes.pop(stream_id, 0) + 1
+                self._strikes[stream_id] = strikes
+                skips = DISTRUSTED_READS << min(strikes - 1, 20)
+                self._distrusted[stream_id] = min(skips, MOST_DISTRUSTED_READS)
                 self._distrusted.move_to_end(stream_id)
-            while len(self._distrusted) > self._size:
-                self._distrusted.popitem(last=False)
+            for kept in (self._distrusted, self._strikes):
+                while len(kept) > self._size:
+                    kept.popitem(last=False)
+
+    def trusted(self, stream_ids: Iterable[str]) -> None:
+        """Streams whose cached state a committed decision rested on: current after all."""
+        with self._lock:
+            for stream_id in stream_ids:
+                self._strikes.pop(stream_id, None)
 
     def __len__(self) -> int:
         return len(self._streams)

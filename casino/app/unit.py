@@ -184,6 +184,7 @@ class Command:
                 self.streams.forget([pending.stream_id])
                 continue
             self.streams.appended(pending.stream_id, pending.expected_version, kept)
+        self.streams.trusted(self.cached)
         actions, self._after_commit = self._after_commit, []
         for action in actions:  # each once; like the cache, never failing the command
             try:

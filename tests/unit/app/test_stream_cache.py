@@ -120,3 +120,25 @@ def test_a_stream_found_stale_is_read_from_the_log_for_its_next_reads() -> None:
         skipped.append(cache.get("t", WHOLE))
     assert skipped == [None] * DISTRUSTED_READS
     assert cache.get("t", WHOLE) == entry
+
+
+def test_a_stream_found_stale_again_and_again_is_read_from_the_log_longer_each_time() -> None:
+    cache = StreamCache()
+    entry = read_fresh(WHOLE, [TABLE])
+
+    def reads_skipped() -> int:
+        skipped = 0
+        while True:
+            cache.put("t", entry)
+            if cache.get("t", WHOLE) is not None:
+                return skipped
+            skipped += 1
+
+    lengths = []
+    for _ in range(9):
+        cache.distrust(["t"])
+        lengths.append(reads_skipped())
+    assert lengths == [8, 16, 32, 64, 128, 256, 512, 1024, 1024]
+    cache.trusted(["t"])  # a decision on its cached state committed
+    cache.distrust(["t"])
+    assert reads_skipped() == DISTRUSTED_READS
