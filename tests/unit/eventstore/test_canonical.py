@@ -293,3 +293,26 @@ def test_the_fast_parser_reads_what_the_exact_one_reads(value: object) -> None:
     text = json.dumps({"v": value})
     assert parse_json_fast(text) == parse_json(text)
     assert parse_json_fast(text.encode()) == parse_json(text)
+
+
+@pytest.mark.parametrize(
+    ("number", "read_as"),
+    [
+        (10**15 - 1, 10**15 - 1),  # 15 digits: an exact integer, read by orjson
+        (2**53 + 1, float(2**53 + 1)),  # 16 digits, beyond 2**53: as the exact parser reads
+        (-(2**63) - 1, float(-(2**63) - 1)),  # beyond 64 bits, where orjson gives up
+    ],
+)
+def test_the_fast_parser_reads_long_numbers_as_the_exact_one_does(
+    number: int, read_as: float
+) -> None:
+    text = '{"n": ' + str(number) + ', "s": "a1b2"}'
+    assert parse_json_fast(text) == parse_json(text)
+    read = parse_json_fast(text.encode())["n"]
+    assert read == read_as and type(read) is type(read_as)
+
+
+def test_a_run_of_sixteen_digits_in_a_string_only_takes_the_exact_parser() -> None:
+    text = '{"seed": "12345678901234567890", "n": 7}'
+    assert parse_json_fast(text) == {"seed": "12345678901234567890", "n": 7}
+    assert parse_json_fast(text) == parse_json(text)
