@@ -17,7 +17,9 @@ from prometheus_client import multiprocess
 
 from casino.config import default_web_workers
 
-worker_class = "gthread"
+# gunicorn's threaded worker, but kept-alive connections spread over the workers (a
+# table system holds one for hours): see casino/api/balanced_worker.py.
+worker_class = "casino.api.balanced_worker.BalancedThreadWorker"
 # One worker per core, two threads each: more requests in flight on the same cores only
 # contend (for the GIL, and for the log's append lock), and throughput falls. Measured by
 # bench/http_load.py on 2 cores at 16 clients: 2 workers x 2 threads, 162 rounds/s (p99

@@ -1,0 +1,95 @@
+"""Kept-alive connections are spread over gunicorn's workers (casino/api/balanced_worker.py)."""
+
+from __future__ import annotations
+
+import http.client
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import _free_port
+
+pytestmark = pytest.mark.e2e
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+WORKER = "casino.api.balanced_worker.BalancedThreadWorker"
+
+
+@contextmanager
+def gunicorn(workers: int, threads: int) -> Iterator[int]:
+    port = _free_port()
+    command = [
+        sys.executable, "-m", "gunicorn", "tests.e2e.pid_app:app", "-k", WORKER,
+        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
+        "--log-level", "warning",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, cwd=REPOSITORY)
+    try:
+        deadline = time.monotonic() + 30
+        served: set[str] = set()
+        while len(served) < workers:  # every worker up and answering
+            assert time.monotonic() < deadline, "gunicorn did not start its workers"
+            assert process.poll() is None, "gunicorn exited"
+            try:
+                served.add(ask(new_connection(port), close=True))
+            except OSError:
+                time.sleep(0.05)
+        while established_on(port):  # and every probe's connection let go again
+            assert time.monotonic() < deadline, "gunicorn kept a closed connection"
+            time.sleep(0.01)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def new_connection(port: int) -> http.client.HTTPConnection:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.connect()
+    return connection
+
+
+def established_on(port: int) -> int:
+    """Connections the server side holds open on ``port`` (Linux, IPv4)."""
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    local = f":{port:04X}"
+    return sum(1 for row in rows if row.split()[1].endswith(local) and row.split()[3] == "01")
+
+
+def ask(connection: http.client.HTTPConnection, close: bool = False) -> str:
+    connection.request("GET", "/", headers={"Connection": "close"} if close else {})
+    response = connection.getresponse()
+    assert response.status == 200
+    return response.read().decode()
+
+
+def pids_serving(port: int, clients: int) -> Counter[str]:
+    """Connect ``clients`` at once, then ask each (twice, kept alive) who serves it."""
+    connections = [new_connection(port) for _ in range(clients)]
+    try:
+        first = [ask(connection) for connection in connections]
+        assert [ask(connection) for connection in connections] == first  # kept alive
+        return Counter(first)
+    finally:
+        for connection in connections:
+            connection.close()
+
+
+@pytest.mark.parametrize("attempt", range(5))
+def test_a_burst_of_connections_is_spread_one_per_thread(attempt: int) -> None:
+    with gunicorn(workers=2, threads=2) as port:
+        served = pids_serving(port, clients=4)
+    assert sorted(served.values()) == [2, 2]
+
+
+def test_connections_beyond_every_thread_are_still_accepted() -> None:
+    with gunicorn(workers=2, threads=2) as port:
+        served = pids_serving(port, clients=7)
+    assert sum(served.values()) == 7
+    assert len(served) == 2 and min(served.values()) >= 2
