@@ -214,8 +214,9 @@ def cpu_seconds(names: tuple[str, ...]) -> dict[str, float]:
 SERVER_PROCESSES = ("gunicorn", "postgres")
 
 
-def report(port: int, tables: list[tuple[str, str, list[str]]], seconds: float, runs: int) -> None:
-    """K clients: baseline and rounds, ``runs`` times each, alternating."""
+def report(port: int, tables: list[tuple[str, str, list[str]]], seconds: float, runs: int) -> bool:
+    """K clients: baseline and rounds, ``runs`` times each, alternating; whether the goal
+    was met."""
     baseline_rates: list[float] = []
     round_rates: list[float] = []
     latency: Latencies = defaultdict(list)
@@ -258,6 +259,7 @@ def report(port: int, tables: list[tuple[str, str, list[str]]], seconds: float, 
         f"  goal >= {GOAL_ROUNDS} rounds/s with p99 deal < {GOAL_DEAL_P99_MS:.0f} ms: "
         f"{'met' if met else 'missed'}"
     )
+    return met
 
 
 def main() -> None:
@@ -289,8 +291,16 @@ def main() -> None:
             admin = Client(port, keys.create(Role.ADMIN).secret)
             tables = [set_up_table(admin, keys, i) for i in range(max(client_counts))]
             print(f"gunicorn: {args.workers} workers x {args.threads} threads")
-            for k in client_counts:
-                report(port, tables[:k], args.seconds, args.repeat)
+            met = {k: report(port, tables[:k], args.seconds, args.repeat) for k in client_counts}
+            print(
+                f"\ngoal (>= {GOAL_ROUNDS} rounds/s with p99 deal < {GOAL_DEAL_P99_MS:.0f} ms): ",
+                end="",
+            )
+            print("; ".join(
+                f"{verdict} at K = {', '.join(str(k) for k in met if met[k] is hit)}"
+                for verdict, hit in (("met", True), ("missed", False))
+                if hit in met.values()
+            ))  # fmt: skip
         finally:
             server.terminate()
             server.wait(20)
