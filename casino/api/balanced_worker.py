@@ -7,7 +7,8 @@ a run with all four on one worker played 118 rounds/s on one core, a run with tw
 each 184 rounds/s on both. Here a worker that already holds a connection per thread
 stops accepting for ``BACK_OFF_SECONDS``, so that a sibling with a free thread takes
 the next connection; if none has (every worker is as full), the connection is accepted
-after that pause, as before.
+after that pause, as before. The price: while every worker is full, a new connection
+(a reconnecting client, a health check) waits those 10 ms once.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import Any
 from gunicorn.workers.gthread import ThreadWorker
 
 BACK_OFF_SECONDS = 0.01
-# After a back-off, a connection still waiting is taken whoever is full (then no sibling
-# had room for it) for this long before the worker backs off again.
-GRACE_SECONDS = 0.05
+# Right after a back-off, a connection still waiting is one no sibling had room for: the
+# first accepted within this time is taken however full the worker is.
+GRACE_SECONDS = 0.005
 
 
 # What this relies on of the stock worker (gunicorn 25.3 to 27): checked at import, so
@@ -49,6 +50,7 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
             self._accept_anyway_until = self._back_off_until + GRACE_SECONDS
             super().set_accept_enabled(False)
             return
+        self._accept_anyway_until = 0.0  # one connection per back-off
         super().accept(listener)
 
     def set_accept_enabled(self, enabled: bool) -> None:

@@ -7,14 +7,23 @@ On this machine such a batch took 235 us of client CPU that way, and 47 us sent 
 once. Here the statements queue in libpq's buffer and leave in one flush behind one
 Sync.
 
-Semantics are the protocol's: the statements run in order; after the first error the
-server skips the rest up to the Sync, and that error is raised once every result has
-been read, so the connection is left idle (or in a failed transaction, which its
-owner rolls back). Parameters are adapted by psycopg, as for any query, before
-anything is sent. Each distinct statement (with its parameter types) is prepared once
-per connection; a connection holding ``MAX_PREPARED`` of them runs further new ones
-unprepared. Should anything interrupt the exchange half-way, the connection is closed:
-its state is unknown, and the pool replaces a closed connection.
+Semantics are the protocol's: the statements run in order, and after the first error
+the server skips the rest up to the Sync. That error is raised once every result has
+been read and the failed transaction rolled back here, so the connection is idle
+again either way. (Rolled back here, not by psycopg's ``rollback()``, which also drops
+every prepared statement of the connection.) Parameters are adapted by psycopg before
+anything is sent, all in text format, with every integer declared int8: the value
+reads the same, and a statement keeps one shape whatever the size of its numbers. So
+an integer parameter must not pick a function or operator that has no bigint version
+(``substr(t, $1)``: cast it, ``$1::integer``); the read models' statements never do.
+
+A statement is prepared, once per connection, the second time it is run there; one
+that is run once (a rare shape of a multi-row INSERT) is not, and at most
+``MAX_PREPARED`` are. Prepared statements found gone (psycopg drops them all on a
+connection that ran DDL) or stale (a schema change altered a result type) are
+deallocated and the batch is run again, once: a failed batch left nothing behind.
+Should anything interrupt the exchange half-way, the connection is closed: its state
+is unknown, and the pool replaces a closed connection.
 """
 
 from __future__ import annotations
@@ -30,24 +39,43 @@ from psycopg.adapt import PyFormat, Transformer
 from psycopg.pq.abc import PGconn, PGresult
 
 MAX_PREPARED = 256
+PREPARE_ON_USE = 2
 # Raised by a prepared statement that is gone (26000) or whose plan's result type a
 # schema change altered (0A000): the connection's statements are prepared anew.
 _PREPARED_STATEMENT_TROUBLE = frozenset({b"26000", b"0A000"})
 _SQLSTATE = pq.DiagnosticField.SQLSTATE
-# psycopg types each integer by its size (int2, int4 or int8): declared all as int8 (in
-# text format, which every parameter is sent in, the value reads the same), a statement
-# keeps one shape, and so one prepared statement.
+# psycopg types each integer by its size (int2, int4 or int8); all declared int8 here.
 _INT8 = postgres.types["int8"].oid
 _AS_INT8 = {postgres.types[name].oid: _INT8 for name in ("int2", "int4")}
 
 
+Key = tuple[bytes, tuple[int, ...]]  # a statement and its parameter types
+
+
 @dataclass
 class _PreparedStatements:
-    """One connection's: (statement, parameter types) -> name. Names are never reused,
-    so a statement forgotten here but still on the server never collides."""
+    """One connection's prepared statements by name, and how often others were run
+    (forgotten now and then: only a count's first steps matter). Names are never
+    reused, so one forgotten here but still on the server never collides."""
 
-    names: dict[tuple[bytes, tuple[int, ...]], bytes] = field(default_factory=dict)
+    names: dict[Key, bytes] = field(default_factory=dict)
+    uses: dict[Key, int] = field(default_factory=dict)
     made: int = 0
+
+    def name_for(self, key: Key) -> tuple[bytes | None, bool]:
+        """The statement's name, and whether it is to be prepared now; no name: run it
+        unprepared."""
+        name = self.names.get(key)
+        if name is not None:
+            return name, False
+        if len(self.uses) > 4 * MAX_PREPARED:
+            self.uses.clear()
+        self.uses[key] = uses = self.uses.get(key, 0) + 1
+        if uses < PREPARE_ON_USE or len(self.names) >= MAX_PREPARED:
+            return None, False
+        self.made += 1
+        self.names[key] = name = b"casino_%d" % self.made
+        return name, True
 
 
 _prepared: weakref.WeakKeyDictionary[Connection[Any], _PreparedStatements] = (
@@ -67,22 +95,20 @@ def run_batch(
     conn: Connection[Any], statements: Sequence[tuple[str, Sequence[Any]]], rows_of: int
 ) -> list[tuple[Any, ...]]:
     """Run ``statements`` (with native ``$n`` placeholders) in order, in one exchange,
-    and answer the rows of statement ``rows_of``; raise the error of the first that
-    failed. Run them on a connection in no transaction: a batch that fails leaves
-    nothing behind (it runs in one transaction, explicit or implicit), and so one
-    that fails for want of a prepared statement is simply run again."""
+    on a connection in no transaction, and answer the rows of statement ``rows_of``;
+    raise the error of the first that failed, with the connection idle again."""
     encoding = conn.info.encoding
     transformer: abc.Transformer = Transformer.from_context(conn)
     adapted = [_adapt(transformer, sql.encode(encoding), params) for sql, params in statements]
     prepared = _prepared.setdefault(conn, _PreparedStatements())
     results, error = _exchange(conn, prepared, adapted)
-    if error is not None and error.error_field(_SQLSTATE) in _PREPARED_STATEMENT_TROUBLE:
-        # Dropped behind this module's back (psycopg deallocates every prepared
-        # statement of a connection that ran DDL), or made stale by a schema change.
-        prepared.names.clear()
-        if conn.info.transaction_status != pq.TransactionStatus.IDLE:
-            conn.rollback()
-        results, error = _exchange(conn, prepared, adapted)
+    if error is not None:
+        _roll_back(conn, prepared)
+        if error.error_field(_SQLSTATE) in _PREPARED_STATEMENT_TROUBLE:
+            _deallocate_all(conn, prepared)
+            results, error = _exchange(conn, prepared, adapted)
+            if error is not None:
+                _roll_back(conn, prepared)
     if error is not None:
         raise errors.error_from_result(error, encoding=encoding)
     answer = results[rows_of]
@@ -92,22 +118,48 @@ def run_batch(
     return transformer.load_rows(0, answer.ntuples, tuple)
 
 
+def _roll_back(conn: Connection[Any], prepared: _PreparedStatements) -> None:
+    if conn.info.transaction_status != pq.TransactionStatus.IDLE:
+        _, error = _exchange(conn, prepared, [_Adapted(b"ROLLBACK", (), (), ())], maintain=True)
+        if error is not None:
+            raise errors.error_from_result(error, encoding=conn.info.encoding)
+
+
+def _deallocate_all(conn: Connection[Any], prepared: _PreparedStatements) -> None:
+    """Deallocate this module's prepared statements still on the server (only theirs:
+    psycopg keeps its own), and forget them all."""
+    prepared.names.clear()
+    listed = _exchange(conn, prepared, [_Adapted(_OURS, (), (), ())], maintain=True)[0][0]
+    names = [listed.get_value(row, 0) or b"" for row in range(listed.ntuples)]
+    if names:
+        deallocations = [_Adapted(b'DEALLOCATE "%s"' % name, (), (), ()) for name in names]
+        _exchange(conn, prepared, deallocations, maintain=True)
+
+
+_OURS = b"SELECT name FROM pg_prepared_statements WHERE name LIKE 'casino\\_%'"
+
+
 def _exchange(
-    conn: Connection[Any], prepared: _PreparedStatements, statements: Sequence[_Adapted]
+    conn: Connection[Any],
+    prepared: _PreparedStatements,
+    statements: Sequence[_Adapted],
+    maintain: bool = False,
 ) -> tuple[list[PGresult], PGresult | None]:
-    """Each statement's result, and the first error."""
+    """Each statement's result, and the first error; ``maintain``: none prepared."""
     pgconn = conn.pgconn
-    new: dict[tuple[bytes, tuple[int, ...]], int] = {}  # prepared here -> its result
+    made: dict[Key, int] = {}  # prepared here -> where its result comes
     answers: list[int] = []  # where each statement's result comes among all results
     try:
         pgconn.enter_pipeline_mode()
         sent = 0
         for statement in statements:
             key = (statement.sql, statement.types)
-            if key not in prepared.names and len(prepared.names) < MAX_PREPARED:
-                new[key] = sent
+            name, prepare = (None, False) if maintain else prepared.name_for(key)
+            if prepare and name is not None:
+                pgconn.send_prepare(name, statement.sql, param_types=statement.types)
+                made[key] = sent
                 sent += 1
-            _send(pgconn, prepared, statement)
+            _send(pgconn, name, statement)
             answers.append(sent)
             sent += 1
         pgconn.pipeline_sync()
@@ -117,7 +169,7 @@ def _exchange(
     except BaseException:
         conn.close()  # half-way through the protocol: no state worth keeping
         raise
-    for key, index in new.items():  # those queued behind an error were never made
+    for key, index in made.items():  # those queued behind an error were never made
         if results[index].status != pq.ExecStatus.COMMAND_OK:
             prepared.names.pop(key, None)
     return [results[index] for index in answers], error
@@ -131,19 +183,7 @@ def _adapt(transformer: abc.Transformer, sql: bytes, params: Sequence[Any]) -> _
     return _Adapted(sql, values, types, list(transformer.formats or ()))
 
 
-def _send(
-    pgconn: PGconn,
-    prepared: _PreparedStatements,
-    statement: _Adapted,
-) -> None:
-    """Queue ``statement``, prepared first if it is new and there is room."""
-    key = (statement.sql, statement.types)
-    name = prepared.names.get(key)
-    if name is None and len(prepared.names) < MAX_PREPARED:
-        prepared.made += 1
-        name = b"casino_%d" % prepared.made
-        pgconn.send_prepare(name, statement.sql, param_types=statement.types)
-        prepared.names[key] = name
+def _send(pgconn: PGconn, name: bytes | None, statement: _Adapted) -> None:
     if name is None:
         pgconn.send_query_params(
             statement.sql,

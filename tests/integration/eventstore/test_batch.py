@@ -55,45 +55,70 @@ def test_statements_run_in_order_in_one_transaction_and_answer_the_chosen_rows(
     assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
 
 
-def test_each_statement_is_prepared_once_per_connection(conn: Connection[Any]) -> None:
-    for n in (1, 300, 70_000, 2**40):  # int2, int2, int4, int8: one shape
+def test_each_statement_is_prepared_once_per_connection_on_its_second_run(
+    conn: Connection[Any],
+) -> None:
+    run_batch(conn, [(INSERT, (uuid.uuid4().hex, 1))], 0)
+    assert prepared_count(conn) == 0  # run once: a shape that may never come again
+    for n in (300, 70_000, 2**40):  # int2, int4, int8: declared alike, one shape
         run_batch(conn, [(INSERT, (uuid.uuid4().hex, n)), (COUNT, ("%",))], 1)
     assert prepared_count(conn) == 2
 
 
-def test_the_first_error_is_raised_and_nothing_of_the_batch_stays(
+def good_batch(tag: str, n: int) -> list[tuple[str, tuple[Any, ...]]]:
+    return [("BEGIN", ()), (INSERT, (f"{tag}-{n}", n)), ("COMMIT", ())]
+
+
+def test_a_failed_batch_is_rolled_back_here_and_keeps_the_prepared_statements(
     conn: Connection[Any],
 ) -> None:
     tag = uuid.uuid4().hex
+    conn.execute("SELECT 1", prepare=True)  # psycopg's own prepared statement, beside
+    run_batch(conn, good_batch(tag, 1), 1)
+    run_batch(conn, good_batch(tag, 2), 1)
+    assert prepared_count(conn) == 3
     with pytest.raises(psycopg.errors.UniqueViolation):
         run_batch(
             conn,
             [
                 ("BEGIN", ()),
-                (INSERT, (f"{tag}-1", 1)),
-                (INSERT, (f"{tag}-1", 2)),  # the same key again
+                (INSERT, (f"{tag}-3", 3)),
+                (INSERT, (f"{tag}-1", 1)),  # taken: the batch fails here
                 ("SELECT 1 / $1::integer", (0,)),  # behind the error: never run
                 ("COMMIT", ()),
             ],
             3,
         )
-    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
-    conn.rollback()
-    # The statement queued behind the error was never prepared: it runs now.
-    with pytest.raises(psycopg.errors.DivisionByZero):
-        run_batch(conn, [("SELECT 1 / $1::integer", (0,))], 0)
-    assert run_batch(conn, [(COUNT, (f"{tag}-%",))], 0) == [(0, 0)]
+    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    assert run_batch(conn, [(COUNT, (f"{tag}-%",))], 0) == [(2, 3)]  # no row of it
+    # Rolled back without psycopg's rollback(), which would have dropped them all.
+    assert prepared_count(conn) == 3
 
 
 def test_prepared_statements_dropped_behind_its_back_are_made_again(
     conn: Connection[Any],
 ) -> None:
     tag = uuid.uuid4().hex
-    run_batch(conn, [("BEGIN", ()), (INSERT, (f"{tag}-1", 1)), ("COMMIT", ())], 1)
+    run_batch(conn, good_batch(tag, 1), 1)
+    run_batch(conn, good_batch(tag, 2), 1)
     conn.execute("DEALLOCATE ALL")  # as psycopg does on a connection that ran DDL
-    statements = [("BEGIN", ()), (INSERT, (f"{tag}-2", 2)), (COUNT, (f"{tag}-%",)), ("COMMIT", ())]
-    assert run_batch(conn, statements, 2) == [(2, 3)]
-    assert prepared_count(conn) == 4
+    run_batch(conn, good_batch(tag, 3), 1)
+    assert run_batch(conn, [(COUNT, (f"{tag}-%",))], 0) == [(3, 6)]
+    assert prepared_count(conn) == 3
+
+
+def test_a_stale_prepared_statement_is_replaced_not_leaked(conn: Connection[Any]) -> None:
+    table = f"batch_{uuid.uuid4().hex[:12]}"
+    conn.execute(f"CREATE TABLE {table} (a integer)")
+    conn.execute(f"INSERT INTO {table} VALUES (1)")
+    select = f"SELECT * FROM {table}"
+    run_batch(conn, [(select, ())], 0)
+    assert run_batch(conn, [(select, ())], 0) == [(1,)]
+    assert prepared_count(conn) == 1
+    conn.execute(f"ALTER TABLE {table} ADD COLUMN b integer DEFAULT 2")
+    # The prepared plan's result type changed (0A000): deallocated, prepared anew.
+    assert run_batch(conn, [(select, ())], 0) == [(1, 2)]
+    assert prepared_count(conn) == 1
 
 
 def test_beyond_the_limit_new_statements_run_unprepared(
@@ -101,8 +126,9 @@ def test_beyond_the_limit_new_statements_run_unprepared(
 ) -> None:
     monkeypatch.setattr(batch, "MAX_PREPARED", 1)
     tag = uuid.uuid4().hex
-    rows = run_batch(conn, [(INSERT, (f"{tag}-1", 7)), (COUNT, (f"{tag}-%",))], 1)
-    assert rows == [(1, 7)]
+    for n in (1, 2):
+        rows = run_batch(conn, [(INSERT, (f"{tag}-{n}", n)), (COUNT, (f"{tag}-%",))], 1)
+    assert rows == [(2, 3)]
     assert prepared_count(conn) == 1
 
 
