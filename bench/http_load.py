@@ -4,7 +4,8 @@ Each client is a table system with its own table and API key: it opens a round, 
 six wagers in one batch request and deals, again and again, on one keep-alive
 connection. Figures per K: rounds and wagers per second, p50/p99 latency per endpoint,
 and the CPU each kind of process (gunicorn, Postgres, this load generator) spent per
-round, which says where the time goes even on a day the machine runs slow. The
+round, which says where the time goes even on a day the machine runs slow, and the
+cores each gunicorn worker used (how evenly the connections were spread). The
 baseline, measured in the same run at the same K, is GET /healthz: what the server and
 framework cost with no work behind them. Goal on 2 cores: at least 150 rounds per
 second with the p99 deal latency under 50 ms.
@@ -214,20 +215,49 @@ def cpu_seconds(names: tuple[str, ...]) -> dict[str, float]:
 SERVER_PROCESSES = ("gunicorn", "postgres")
 
 
-def report(port: int, tables: list[tuple[str, str, list[str]]], seconds: float, runs: int) -> bool:
+def worker_cpu_seconds(server_pid: int) -> dict[int, float]:
+    """CPU time used so far by each gunicorn worker (the children of ``server_pid``):
+    how evenly the clients' kept-alive connections were spread over them."""
+    used: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields[1] == str(server_pid):
+            used[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return used
+
+
+def report(
+    server: subprocess.Popen[bytes],
+    port: int,
+    tables: list[tuple[str, str, list[str]]],
+    seconds: float,
+    runs: int,
+) -> bool:
     """K clients: baseline and rounds, ``runs`` times each, alternating; whether the goal
     was met."""
     baseline_rates: list[float] = []
     round_rates: list[float] = []
     latency: Latencies = defaultdict(list)
     cpu = dict.fromkeys((*SERVER_PROCESSES, "load generator"), 0.0)
+    spreads: list[str] = []
     played = 0
     for _ in range(runs):
         done, _, base_seconds = run_clients(port, tables, seconds, healthz)
         baseline_rates.append(done / base_seconds)
         before, own = cpu_seconds(SERVER_PROCESSES), time.process_time()
+        workers_before = worker_cpu_seconds(server.pid)
         rounds, run_latency, play_seconds = run_clients(port, tables, seconds, play)
         after = cpu_seconds(SERVER_PROCESSES)
+        workers_after = worker_cpu_seconds(server.pid)
+        spreads.append(" + ".join(
+            f"{(workers_after[pid] - workers_before.get(pid, 0.0)) / play_seconds:.2f}"
+            for pid in sorted(workers_after)
+        ))  # fmt: skip
         cpu["load generator"] += time.process_time() - own
         for name in SERVER_PROCESSES:
             cpu[name] += after[name] - before[name]
@@ -248,6 +278,7 @@ def report(port: int, tables: list[tuple[str, str, list[str]]], seconds: float, 
             f"  {name:<15} p50 {percentile(values, 0.5):6.1f} ms   "
             f"p99 {percentile(values, 0.99):6.1f} ms   ({len(values)} requests, all runs)"
         )
+    print(f"  cores used by each gunicorn worker, per run: {'; '.join(spreads)}")
     print(
         "  CPU per round: "
         + ", ".join(f"{name} {used / max(played, 1) * 1000:.1f} ms" for name, used in cpu.items())
@@ -291,7 +322,10 @@ def main() -> None:
             admin = Client(port, keys.create(Role.ADMIN).secret)
             tables = [set_up_table(admin, keys, i) for i in range(max(client_counts))]
             print(f"gunicorn: {args.workers} workers x {args.threads} threads")
-            met = {k: report(port, tables[:k], args.seconds, args.repeat) for k in client_counts}
+            met = {
+                k: report(server, port, tables[:k], args.seconds, args.repeat)
+                for k in client_counts
+            }
             print(
                 f"\ngoal (>= {GOAL_ROUNDS} rounds/s with p99 deal < {GOAL_DEAL_P99_MS:.0f} ms): ",
                 end="",
