@@ -20,8 +20,10 @@ streams takes it too, for its check). ``bench/event_store.py`` measures it.
 
 One round trip per command: a unit of work is sent as one call of ``events_commit()``
 (idempotency record, version checks, inserts), behind its read-model statements in the
-same pipeline when it has any. The hashes are computed here, which needs the hash of
-each stream's head; it comes from a cache of the heads this store has read or written.
+same exchange when it has any (``batch.run_batch``: all sent in one flush; psycopg's
+pipeline, which sends them one by one, only for a caller's own transaction). The
+hashes are computed here, which needs the hash of each stream's head; it comes from a
+cache of the heads this store has read or written.
 A (stream, version) pair names one event forever, so a cached head is never wrong, only
 possibly old: the database checks it under the lock, and the store retries once with
 heads read from the database when it was not the head.
@@ -41,6 +43,7 @@ from psycopg.pq import TransactionStatus
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
+from casino.eventstore.batch import run_batch
 from casino.eventstore.canonical import ZERO_HASH, parse_json, parse_json_fast
 from casino.eventstore.head_cache import HeadCache
 from casino.eventstore.model import (
@@ -190,6 +193,26 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
     )
 
 
+def _batch(
+    uow: UnitOfWork, params: tuple[Any, ...]
+) -> tuple[list[tuple[str, Sequence[Any]]], int] | None:
+    """The unit's statements for ``run_batch``, in an explicit BEGIN/COMMIT (its extent
+    never depends on where a Sync falls), and where ``events_commit()`` is among them;
+    None when a statement is not plain SQL text with positional ``%s`` parameters (it
+    goes through psycopg's pipeline then)."""
+    statements: list[tuple[str, Sequence[Any]]] = [("BEGIN", ())]
+    for sql, statement_params in uow.statements:
+        native = _native_placeholders(sql) if isinstance(sql, str) else None
+        if native is None or not isinstance(statement_params, Sequence):
+            return None
+        statements.append((native, [_list(v) if type(v) is list else v for v in statement_params]))
+    commit = _native_placeholders(_COMMIT)
+    assert commit is not None  # no other % in it
+    statements.append((commit, params))
+    statements.append(("COMMIT", ()))
+    return statements, len(statements) - 2
+
+
 class PostgresEventStore:
     """The ``EventStore`` on Postgres; thread-safe, one instance per process."""
 
@@ -249,7 +272,7 @@ class PostgresEventStore:
                     rows = self._send(conn, uow, chained, owned)
                 except psycopg.Error as error:
                     idle = conn.info.transaction_status == TransactionStatus.IDLE
-                    if owned and not conn.broken and not idle:
+                    if owned and not (conn.broken or conn.closed or idle):
                         conn.rollback()
                     if error.sqlstate == HEAD_MOVED and owned and attempt == 1:
                         for stream_id in uow.first_expected_versions():
@@ -300,7 +323,13 @@ class PostgresEventStore:
             # A single statement is its own transaction: atomic without BEGIN/COMMIT.
             cursor = conn.cursor(row_factory=tuple_row)
             return cursor.execute(_COMMIT, params, prepare=True).fetchall()
-        # Explicit BEGIN/COMMIT: the transaction's extent never depends on where the
+        # A caller's transaction goes through psycopg, which knows (and opens) it.
+        batch = _batch(uow, params) if owned else None
+        if batch is not None:
+            statements, rows_of = batch
+            return run_batch(conn, statements, rows_of)
+        # In a caller's transaction, or with statements run_batch cannot take. Explicit
+        # BEGIN/COMMIT when owned: the transaction's extent never depends on where the
         # driver happens to place pipeline syncs. The first error may come back while
         # the rest is still being sent: it is kept, not raised inside the pipeline
         # (whose exit would then log the pipeline it found aborted), and raised after.

@@ -1,0 +1,160 @@
+"""run_batch: a unit of work's statements in one exchange, on a real Postgres."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import Connection
+
+from casino.eventstore import batch
+from casino.eventstore.batch import run_batch
+
+pytestmark = pytest.mark.integration
+
+INSERT = "INSERT INTO batch_rows (id, n) VALUES ($1, $2)"
+COUNT = "SELECT count(*), coalesce(sum(n), 0) FROM batch_rows WHERE id LIKE $1"
+
+
+@pytest.fixture
+def conn(database_url: str) -> Iterator[Connection[Any]]:
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS batch_rows (id text PRIMARY KEY, n bigint NOT NULL)"
+        )
+        yield connection
+
+
+def prepared_count(conn: Connection[Any]) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'casino\\_%'"
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_statements_run_in_order_in_one_transaction_and_answer_the_chosen_rows(
+    conn: Connection[Any],
+) -> None:
+    tag = uuid.uuid4().hex
+    rows = run_batch(
+        conn,
+        [
+            ("BEGIN", ()),
+            (INSERT, (f"{tag}-1", 5)),
+            (INSERT, (f"{tag}-2", 2**40)),  # another integer size: the same statement
+            (COUNT, (f"{tag}-%",)),
+            ("COMMIT", ()),
+        ],
+        3,
+    )
+    assert rows == [(2, 5 + 2**40)]
+    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+def test_each_statement_is_prepared_once_per_connection_on_its_second_run(
+    conn: Connection[Any],
+) -> None:
+    run_batch(conn, [(INSERT, (uuid.uuid4().hex, 1))], 0)
+    assert prepared_count(conn) == 0  # run once: a shape that may never come again
+    for n in (300, 70_000, 2**40):  # int2, int4, int8: declared alike, one shape
+        run_batch(conn, [(INSERT, (uuid.uuid4().hex, n)), (COUNT, ("%",))], 1)
+    assert prepared_count(conn) == 2
+
+
+def good_batch(tag: str, n: int) -> list[tuple[str, tuple[Any, ...]]]:
+    return [("BEGIN", ()), (INSERT, (f"{tag}-{n}", n)), ("COMMIT", ())]
+
+
+def test_a_failed_batch_is_rolled_back_here_and_keeps_the_prepared_statements(
+    conn: Connection[Any],
+) -> None:
+    tag = uuid.uuid4().hex
+    conn.execute("SELECT 1", prepare=True)  # psycopg's own prepared statement, beside
+    run_batch(conn, good_batch(tag, 1), 1)
+    run_batch(conn, good_batch(tag, 2), 1)
+    assert prepared_count(conn) == 3
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        run_batch(
+            conn,
+            [
+                ("BEGIN", ()),
+                (INSERT, (f"{tag}-3", 3)),
+                (INSERT, (f"{tag}-1", 1)),  # taken: the batch fails here
+                ("SELECT 1 / $1::integer", (0,)),  # behind the error: never run
+                ("COMMIT", ()),
+            ],
+            3,
+        )
+    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    assert run_batch(conn, [(COUNT, (f"{tag}-%",))], 0) == [(2, 3)]  # no row of it
+    # Rolled back without psycopg's rollback(), which would have dropped them all.
+    assert prepared_count(conn) == 3
+
+
+def test_prepared_statements_dropped_behind_its_back_are_made_again(
+    conn: Connection[Any],
+) -> None:
+    tag = uuid.uuid4().hex
+    run_batch(conn, good_batch(tag, 1), 1)
+    run_batch(conn, good_batch(tag, 2), 1)
+    conn.execute("DEALLOCATE ALL")  # as psycopg does on a connection that ran DDL
+    run_batch(conn, good_batch(tag, 3), 1)
+    assert run_batch(conn, [(COUNT, (f"{tag}-%",))], 0) == [(3, 6)]
+    assert prepared_count(conn) == 3
+
+
+def test_a_stale_prepared_statement_is_replaced_not_leaked(conn: Connection[Any]) -> None:
+    table = f"batch_{uuid.uuid4().hex[:12]}"
+    conn.execute(f"CREATE TABLE {table} (a integer)")
+    conn.execute(f"INSERT INTO {table} VALUES (1)")
+    select = f"SELECT * FROM {table}"
+    run_batch(conn, [(select, ())], 0)
+    assert run_batch(conn, [(select, ())], 0) == [(1,)]
+    assert prepared_count(conn) == 1
+    conn.execute(f"ALTER TABLE {table} ADD COLUMN b integer DEFAULT 2")
+    # The prepared plan's result type changed (0A000): deallocated, prepared anew.
+    assert run_batch(conn, [(select, ())], 0) == [(1, 2)]
+    assert prepared_count(conn) == 1
+
+
+def test_beyond_the_limit_new_statements_run_unprepared(
+    conn: Connection[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(batch, "MAX_PREPARED", 1)
+    tag = uuid.uuid4().hex
+    for n in (1, 2):
+        rows = run_batch(conn, [(INSERT, (f"{tag}-{n}", n)), (COUNT, (f"{tag}-%",))], 1)
+    assert rows == [(2, 3)]
+    assert prepared_count(conn) == 1
+
+
+def test_a_connection_cut_off_mid_batch_is_closed(conn: Connection[Any], database_url: str) -> None:
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        with pytest.raises(psycopg.OperationalError):
+            run_batch(
+                conn,
+                [
+                    ("BEGIN", ()),
+                    ("SELECT pg_terminate_backend(pg_backend_pid())", ()),
+                    ("COMMIT", ()),
+                ],
+                1,
+            )
+        assert admin.execute("SELECT 1").fetchone() == (1,)
+    assert conn.closed
+
+
+def test_a_batch_interrupted_half_way_closes_its_connection(
+    conn: Connection[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(pgconn: Any) -> Any:
+        raise KeyboardInterrupt  # sent, not yet read back: the protocol is mid-way
+
+    monkeypatch.setattr(batch, "_collect", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_batch(conn, [("BEGIN", ()), ("SELECT 1", ()), ("COMMIT", ())], 1)
+    assert conn.closed  # so the pool replaces it
