@@ -18,8 +18,8 @@ an integer parameter must not pick a function or operator that has no bigint ver
 (``substr(t, $1)``: cast it, ``$1::integer``); the read models' statements never do.
 
 A statement is prepared, once per connection, the second time it is run there; one
-that is run once (a rare shape of a multi-row INSERT) is not, and at most
-``MAX_PREPARED`` are. Prepared statements found gone (psycopg drops them all on a
+that is run once (a rare shape of a multi-row INSERT) is not, nor is a ``PlanEachRun``,
+and at most ``MAX_PREPARED`` are. Prepared statements found gone (psycopg drops them all on a
 connection that ran DDL) or stale (a schema change altered a result type) are
 deallocated and the batch is run again, once: a failed batch left nothing behind.
 Should anything interrupt the exchange half-way, the connection is closed: its state
@@ -37,6 +37,8 @@ from typing import Any
 from psycopg import Connection, abc, errors, postgres, pq
 from psycopg.adapt import PyFormat, Transformer
 from psycopg.pq.abc import PGconn, PGresult
+
+from casino.eventstore.unit_of_work import PlanEachRun
 
 MAX_PREPARED = 256
 PREPARE_ON_USE = 2
@@ -89,6 +91,7 @@ class _Adapted:
     values: Sequence[Any]
     types: tuple[int, ...]
     formats: Sequence[pq.Format]
+    prepare: bool = True
 
 
 def run_batch(
@@ -99,7 +102,10 @@ def run_batch(
     raise the error of the first that failed, with the connection idle again."""
     encoding = conn.info.encoding
     transformer: abc.Transformer = Transformer.from_context(conn)
-    adapted = [_adapt(transformer, sql.encode(encoding), params) for sql, params in statements]
+    adapted = [
+        _adapt(transformer, sql.encode(encoding), params, not isinstance(sql, PlanEachRun))
+        for sql, params in statements
+    ]
     prepared = _prepared.setdefault(conn, _PreparedStatements())
     results, error = _exchange(conn, prepared, adapted)
     if error is not None:
@@ -154,7 +160,8 @@ def _exchange(
         sent = 0
         for statement in statements:
             key = (statement.sql, statement.types)
-            name, prepare = (None, False) if maintain else prepared.name_for(key)
+            planned_here = maintain or not statement.prepare
+            name, prepare = (None, False) if planned_here else prepared.name_for(key)
             if prepare and name is not None:
                 pgconn.send_prepare(name, statement.sql, param_types=statement.types)
                 made[key] = sent
@@ -175,12 +182,14 @@ def _exchange(
     return [results[index] for index in answers], error
 
 
-def _adapt(transformer: abc.Transformer, sql: bytes, params: Sequence[Any]) -> _Adapted:
+def _adapt(
+    transformer: abc.Transformer, sql: bytes, params: Sequence[Any], prepare: bool = True
+) -> _Adapted:
     if not params:  # (the transformer would still hold the previous statement's types)
-        return _Adapted(sql, (), (), ())
+        return _Adapted(sql, (), (), (), prepare)
     values = transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
     types = tuple(_AS_INT8.get(oid, oid) for oid in transformer.types or ())
-    return _Adapted(sql, values, types, list(transformer.formats or ()))
+    return _Adapted(sql, values, types, list(transformer.formats or ()), prepare)
 
 
 def _send(pgconn: PGconn, name: bytes | None, statement: _Adapted) -> None:

@@ -56,7 +56,7 @@ from casino.eventstore.model import (
     RecordedEvent,
     StreamTail,
 )
-from casino.eventstore.unit_of_work import ChainedEvent, UnitOfWork
+from casino.eventstore.unit_of_work import ChainedEvent, PlanEachRun, UnitOfWork
 from casino.eventstore.upcasting import UpcasterRegistry
 
 # SQLSTATEs raised by sql/0001_event_log.sql, and the ones of Postgres we translate.
@@ -205,6 +205,8 @@ def _batch(
         native = _native_placeholders(sql) if isinstance(sql, str) else None
         if native is None or not isinstance(statement_params, Sequence):
             return None
+        if isinstance(sql, PlanEachRun):
+            native = PlanEachRun(native)
         statements.append((native, [_list(v) if type(v) is list else v for v in statement_params]))
     commit = _native_placeholders(_COMMIT)
     assert commit is not None  # no other % in it
@@ -361,11 +363,12 @@ class PostgresEventStore:
         raw = RawCursor(conn)
         for sql, statement_params in uow.statements:
             native = _native_placeholders(sql) if isinstance(sql, str) else None
+            prepare = False if isinstance(sql, PlanEachRun) else None
             if native is None or not isinstance(statement_params, Sequence):
-                conn.execute(sql, statement_params)
+                conn.execute(sql, statement_params, prepare=prepare)
             else:
                 values = [_list(v) if type(v) is list else v for v in statement_params]
-                raw.execute(native, values)
+                raw.execute(native, values, prepare=prepare)
         cursor.execute(_COMMIT, params, prepare=True)
         if owned:
             conn.execute("COMMIT")

@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 from psycopg import sql
 
+from casino.eventstore.unit_of_work import PlanEachRun
 from casino.readmodels.changes import TABLE_KEYS, RowChange, Update, Upsert, key_of
 
 ARRAY_COLUMNS = frozenset({"dealt", "hand", "positions", "tile_scores", "totals"})
@@ -85,11 +86,12 @@ def _update_statement(
 @cache
 def _update_many_statement(
     table: str, key: tuple[str, ...], values: tuple[str, ...], add: tuple[str, ...]
-) -> str:
+) -> PlanEachRun:
     """One UPDATE for many rows, given as a JSON array of objects (key, values and
     additions by column name), typed by the table's own row type. The LIMIT is the
     number of rows: it cuts nothing, but tells the planner how few there are (it takes
-    a set-returning function for 100 rows, and would scan a small table whole)."""
+    a set-returning function for 100 rows, and would scan a small table whole), which it
+    sees because the statement is planned on every run (``PlanEachRun``)."""
     rows = sql.Identifier("v")
     assignments = [
         sql.SQL("{} = {}.{}").format(sql.Identifier(c), rows, sql.Identifier(c)) for c in values
@@ -99,7 +101,7 @@ def _update_many_statement(
         )
         for c in add
     ]
-    return (
+    return PlanEachRun(
         sql.SQL(
             "UPDATE {t} SET {sets}"
             " FROM (SELECT * FROM jsonb_populate_recordset(NULL::{t}, %s::jsonb) LIMIT %s) AS {v}"

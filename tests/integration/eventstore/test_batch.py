@@ -10,8 +10,11 @@ import psycopg
 import pytest
 from psycopg import Connection
 
-from casino.eventstore import batch
+from casino.db.connection import create_pool
+from casino.eventstore import NewEvent, batch
 from casino.eventstore.batch import run_batch
+from casino.eventstore.postgres import PostgresEventStore
+from casino.eventstore.unit_of_work import PlanEachRun
 
 pytestmark = pytest.mark.integration
 
@@ -158,3 +161,35 @@ def test_a_batch_interrupted_half_way_closes_its_connection(
     with pytest.raises(KeyboardInterrupt):
         run_batch(conn, [("BEGIN", ()), ("SELECT 1", ()), ("COMMIT", ())], 1)
     assert conn.closed  # so the pool replaces it
+
+
+def test_a_statement_to_plan_each_run_is_never_prepared(conn: Connection[Any]) -> None:
+    tag = uuid.uuid4().hex
+    count = PlanEachRun(COUNT)
+    for n in (1, 2, 3):
+        assert run_batch(conn, [(INSERT, (f"{tag}-{n}", n)), (count, (f"{tag}-%",))], 1) == [
+            (n, n * (n + 1) // 2)
+        ]
+    assert prepared_count(conn) == 1  # the INSERT only
+
+
+def test_the_store_keeps_a_statement_to_plan_each_run_unprepared(database_url: str) -> None:
+    update = PlanEachRun("UPDATE batch_rows SET n = n + 1 WHERE id = %s")
+    key = uuid.uuid4().hex
+    with create_pool(database_url, min_size=1, max_size=1) as pool:
+        store = PostgresEventStore(pool)
+        with pool.connection() as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS batch_rows (id text PRIMARY KEY, n bigint)")
+            conn.execute("INSERT INTO batch_rows VALUES (%s, 0)", (key,))
+        stream = f"batch-{key}"
+        for version in range(3):
+            with store.transaction() as uow:
+                uow.append(stream, version, [NewEvent("Counted", {"n": version})])
+                uow.execute(update, (key,))
+        with pool.connection() as conn:
+            assert conn.execute("SELECT n FROM batch_rows WHERE id = %s", (key,)).fetchone() == (3,)
+            statements = [row[0] for row in conn.execute(
+                "SELECT statement FROM pg_prepared_statements"
+            )]  # fmt: skip
+    assert any(s.startswith("SELECT out_stream_id") for s in statements)  # prepared, as usual
+    assert not any(s.startswith("UPDATE batch_rows") for s in statements)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 
+from casino.eventstore.unit_of_work import PlanEachRun
 from casino.readmodels.apply_sql import batched_statements, statements
 from casino.readmodels.changes import RowChange, Update, Upsert
 
@@ -67,3 +68,9 @@ def test_a_row_updated_twice_keeps_every_update_in_order() -> None:
         Update("rm_seats", {"round_id": "r", "seat": 1}, {"paid": 0}),
     ]
     assert batched_statements(changes) == statements(changes)
+
+
+def test_an_update_of_many_rows_is_planned_on_every_run() -> None:
+    ((statement, _),) = batched_statements([seat(1, [1, 2]), seat(2, [3, 4])])
+    assert isinstance(statement, PlanEachRun)  # never on a plan made for a smaller table
+    assert not isinstance(batched_statements([seat(1, [1, 2])])[0][0], PlanEachRun)
