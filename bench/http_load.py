@@ -32,7 +32,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -195,10 +195,9 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000
 
 
-def cpu_seconds(names: tuple[str, ...]) -> dict[str, float]:
-    """CPU time (user + system) used so far by the processes of each command name, from
-    /proc (Linux): where a round's work goes, whatever the machine's speed that day."""
-    used = dict.fromkeys(names, 0.0)
+def processes() -> Iterator[tuple[int, str, list[str], float]]:
+    """Every process, from /proc (Linux): its pid, command name, the fields of its stat
+    after the name, and the CPU time (user + system) it has used so far."""
     tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
         try:
@@ -206,9 +205,17 @@ def cpu_seconds(names: tuple[str, ...]) -> dict[str, float]:
         except (OSError, ValueError):
             continue
         name, fields = stat[stat.find("(") + 1 : stat.rfind(")")], stat[stat.rfind(")") + 2 :]
+        parts = fields.split()
+        yield int(entry.name), name, parts, (int(parts[11]) + int(parts[12])) / tick
+
+
+def cpu_seconds(names: tuple[str, ...]) -> dict[str, float]:
+    """CPU time used so far by the processes of each command name: where a round's work
+    goes, whatever the machine's speed that day."""
+    used = dict.fromkeys(names, 0.0)
+    for _, name, _, seconds in processes():
         if name in used:
-            parts = fields.split()
-            used[name] += (int(parts[11]) + int(parts[12])) / tick
+            used[name] += seconds
     return used
 
 
@@ -218,17 +225,7 @@ SERVER_PROCESSES = ("gunicorn", "postgres")
 def worker_cpu_seconds(server_pid: int) -> dict[int, float]:
     """CPU time used so far by each gunicorn worker (the children of ``server_pid``):
     how evenly the clients' kept-alive connections were spread over them."""
-    used: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        try:
-            stat = (entry / "stat").read_text()
-        except (OSError, ValueError):
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if fields[1] == str(server_pid):
-            used[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
-    return used
+    return {pid: seconds for pid, _, parts, seconds in processes() if parts[1] == str(server_pid)}
 
 
 def report(
