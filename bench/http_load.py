@@ -200,6 +200,8 @@ def processes() -> Iterator[tuple[int, str, list[str], float]]:
     after the name, and the CPU time (user + system) it has used so far."""
     tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():  # self, thread-self, and the rest of /proc
+            continue
         try:
             stat = (entry / "stat").read_text()
         except (OSError, ValueError):
