@@ -63,7 +63,7 @@ def test_each_statement_is_prepared_once_per_connection_on_its_second_run(
 ) -> None:
     run_batch(conn, [(INSERT, (uuid.uuid4().hex, 1))], 0)
     assert prepared_count(conn) == 0  # run once: a shape that may never come again
-    for n in (300, 70_000, 2**40):  # int2, int4, int8: declared alike, one shape
+    for n in (300, 70_000, 80_000, 2**40, 2**41):  # int2, int4, int8 twice: one shape
         run_batch(conn, [(INSERT, (uuid.uuid4().hex, n)), (COUNT, ("%",))], 1)
     assert prepared_count(conn) == 2
 
