@@ -19,8 +19,8 @@ an integer parameter must not pick a function or operator that has no bigint ver
 
 A statement is prepared, once per connection, the second time it is run there; one
 that is run once (a rare shape of a multi-row INSERT) is not, nor is a ``PlanEachRun``,
-and at most ``MAX_PREPARED`` are. Prepared statements found gone (psycopg drops them all on a
-connection that ran DDL) or stale (a schema change altered a result type) are
+and at most ``MAX_PREPARED`` are. Prepared statements found gone (psycopg drops them
+all on a connection that ran DDL) or stale (a schema change altered a result type) are
 deallocated and the batch is run again, once: a failed batch left nothing behind.
 Should anything interrupt the exchange half-way, the connection is closed: its state
 is unknown, and the pool replaces a closed connection.
@@ -126,7 +126,7 @@ def run_batch(
 
 def _roll_back(conn: Connection[Any], prepared: _PreparedStatements) -> None:
     if conn.info.transaction_status != pq.TransactionStatus.IDLE:
-        _, error = _exchange(conn, prepared, [_Adapted(b"ROLLBACK", (), (), ())], maintain=True)
+        _, error = _exchange(conn, prepared, [_Adapted(b"ROLLBACK", (), (), (), prepare=False)])
         if error is not None:
             raise errors.error_from_result(error, encoding=conn.info.encoding)
 
@@ -135,11 +135,13 @@ def _deallocate_all(conn: Connection[Any], prepared: _PreparedStatements) -> Non
     """Deallocate this module's prepared statements still on the server (only theirs:
     psycopg keeps its own), and forget them all."""
     prepared.names.clear()
-    listed = _exchange(conn, prepared, [_Adapted(_OURS, (), (), ())], maintain=True)[0][0]
+    listed = _exchange(conn, prepared, [_Adapted(_OURS, (), (), (), prepare=False)])[0][0]
     names = [listed.get_value(row, 0) or b"" for row in range(listed.ntuples)]
     if names:
-        deallocations = [_Adapted(b'DEALLOCATE "%s"' % name, (), (), ()) for name in names]
-        _exchange(conn, prepared, deallocations, maintain=True)
+        deallocations = [
+            _Adapted(b'DEALLOCATE "%s"' % name, (), (), (), prepare=False) for name in names
+        ]
+        _exchange(conn, prepared, deallocations)
 
 
 _OURS = b"SELECT name FROM pg_prepared_statements WHERE name LIKE 'casino\\_%'"
@@ -149,9 +151,8 @@ def _exchange(
     conn: Connection[Any],
     prepared: _PreparedStatements,
     statements: Sequence[_Adapted],
-    maintain: bool = False,
 ) -> tuple[list[PGresult], PGresult | None]:
-    """Each statement's result, and the first error; ``maintain``: none prepared."""
+    """Each statement's result, and the first error."""
     pgconn = conn.pgconn
     made: dict[Key, int] = {}  # prepared here -> where its result comes
     answers: list[int] = []  # where each statement's result comes among all results
@@ -160,8 +161,7 @@ def _exchange(
         sent = 0
         for statement in statements:
             key = (statement.sql, statement.types)
-            planned_here = maintain or not statement.prepare
-            name, prepare = (None, False) if planned_here else prepared.name_for(key)
+            name, prepare = prepared.name_for(key) if statement.prepare else (None, False)
             if prepare and name is not None:
                 pgconn.send_prepare(name, statement.sql, param_types=statement.types)
                 made[key] = sent

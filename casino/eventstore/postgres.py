@@ -193,6 +193,28 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
     )
 
 
+def _native(sql: Any, params: Any) -> tuple[str, list[Any]] | None:
+    """A read-model statement with native ``$n`` placeholders (still a ``PlanEachRun`` if
+    it was one) and its values, integer lists as array literals; None when it is not
+    plain SQL text with positional ``%s`` parameters."""
+    native = _native_placeholders(sql) if isinstance(sql, str) else None
+    if native is None or not isinstance(params, Sequence):
+        return None
+    if isinstance(sql, PlanEachRun):
+        native = PlanEachRun(native)
+    return native, [_list(v) if type(v) is list else v for v in params]
+
+
+def _native_commit() -> str:
+    native = _native_placeholders(_COMMIT)
+    if native is None:  # the events_commit() call has no other %
+        raise ValueError("the events_commit() call must take %s parameters only")
+    return native
+
+
+_NATIVE_COMMIT = _native_commit()
+
+
 def _batch(
     uow: UnitOfWork, params: tuple[Any, ...]
 ) -> tuple[list[tuple[str, Sequence[Any]]], int] | None:
@@ -202,15 +224,11 @@ def _batch(
     goes through psycopg's pipeline then)."""
     statements: list[tuple[str, Sequence[Any]]] = [("BEGIN", ())]
     for sql, statement_params in uow.statements:
-        native = _native_placeholders(sql) if isinstance(sql, str) else None
-        if native is None or not isinstance(statement_params, Sequence):
+        native = _native(sql, statement_params)
+        if native is None:
             return None
-        if isinstance(sql, PlanEachRun):
-            native = PlanEachRun(native)
-        statements.append((native, [_list(v) if type(v) is list else v for v in statement_params]))
-    commit = _native_placeholders(_COMMIT)
-    assert commit is not None  # no other % in it
-    statements.append((commit, params))
+        statements.append(native)
+    statements.append((_NATIVE_COMMIT, params))
     statements.append(("COMMIT", ()))
     return statements, len(statements) - 2
 
@@ -362,13 +380,12 @@ class PostgresEventStore:
             conn.execute("BEGIN")
         raw = RawCursor(conn)
         for sql, statement_params in uow.statements:
-            native = _native_placeholders(sql) if isinstance(sql, str) else None
+            native = _native(sql, statement_params)
             prepare = False if isinstance(sql, PlanEachRun) else None
-            if native is None or not isinstance(statement_params, Sequence):
+            if native is None:
                 conn.execute(sql, statement_params, prepare=prepare)
             else:
-                values = [_list(v) if type(v) is list else v for v in statement_params]
-                raw.execute(native, values, prepare=prepare)
+                raw.execute(*native, prepare=prepare)
         cursor.execute(_COMMIT, params, prepare=True)
         if owned:
             conn.execute("COMMIT")
