@@ -3,6 +3,7 @@ joining a caller's transaction, and recovering from a head cache the log contrad
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import uuid
@@ -186,6 +187,43 @@ def test_events_commit_refuses_a_stream_appended_to_without_its_heads_hash(
     with refused, pool.connection() as conn:
         conn.execute(_COMMIT, arguments)
     assert nothing_written(pool, stream)
+
+
+def test_events_commit_reports_a_stale_version_before_a_moved_hash(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # Three streams at version 2; a command that read them: the first with a wrong hash,
+    # the second and third at the wrong version. A version is reported before a hash
+    # (the store retries a moved hash, never a stale version), the first given first.
+    zero, digest = "0" * 64, "a" * 64
+    streams = [new_stream() for _ in range(3)]
+    for stream in streams:
+        commit_directly(pool, stream)
+
+    def refusal(heads: list[tuple[str, int, str]]) -> psycopg.Error:
+        arguments = [
+            "test", new_stream(), "fp", "{}", 201,
+            "{" + ",".join(s for s, _, _ in heads) + "}",
+            "{" + ",".join(str(v) for _, v, _ in heads) + "}",
+            "{" + ",".join(h for _, _, h in heads) + "}",
+            "{}", "{}", "{}", "{}", "{}", "{}", "{}", "{}",
+        ]  # fmt: skip
+        with pytest.raises(psycopg.Error) as refused, pool.connection() as conn:
+            conn.execute(_COMMIT, arguments)
+        return refused.value
+
+    moved, stale, staler = (streams[0], 2, zero), (streams[1], 1, digest), (streams[2], 3, digest)
+    error = refusal([moved, stale, staler])
+    assert error.sqlstate == "ES409"
+    assert json.loads(error.diag.message_detail or "") == {
+        "stream_id": streams[1],
+        "expected": 1,
+        "actual": 2,
+    }
+    error = refusal([moved, staler, stale])
+    assert error.sqlstate == "ES409" and streams[2] in str(error)
+    error = refusal([(streams[2], 2, digest), moved])
+    assert error.sqlstate == "ES412" and f"stream {streams[0]} version 2 has hash" in str(error)
 
 
 _PLAIN_INSERT = (
