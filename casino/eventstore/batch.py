@@ -28,6 +28,7 @@ is unknown, and the pool replaces a closed connection.
 
 from __future__ import annotations
 
+import functools
 import select
 import weakref
 from collections.abc import Sequence
@@ -89,8 +90,7 @@ _prepared: weakref.WeakKeyDictionary[Connection[Any], _PreparedStatements] = (
 class _Adapted:
     sql: bytes
     values: Sequence[Any]
-    types: tuple[int, ...]
-    formats: Sequence[pq.Format]
+    types: tuple[int, ...]  # values are all in text format
     prepare: bool = True
 
 
@@ -126,7 +126,7 @@ def run_batch(
 
 def _roll_back(conn: Connection[Any], prepared: _PreparedStatements) -> None:
     if conn.info.transaction_status != pq.TransactionStatus.IDLE:
-        _, error = _exchange(conn, prepared, [_Adapted(b"ROLLBACK", (), (), (), prepare=False)])
+        _, error = _exchange(conn, prepared, [_Adapted(b"ROLLBACK", (), (), prepare=False)])
         if error is not None:
             raise errors.error_from_result(error, encoding=conn.info.encoding)
 
@@ -135,11 +135,11 @@ def _deallocate_all(conn: Connection[Any], prepared: _PreparedStatements) -> Non
     """Deallocate this module's prepared statements still on the server (only theirs:
     psycopg keeps its own), and forget them all."""
     prepared.names.clear()
-    listed = _exchange(conn, prepared, [_Adapted(_OURS, (), (), (), prepare=False)])[0][0]
+    listed = _exchange(conn, prepared, [_Adapted(_OURS, (), (), prepare=False)])[0][0]
     names = [listed.get_value(row, 0) or b"" for row in range(listed.ntuples)]
     if names:
         deallocations = [
-            _Adapted(b'DEALLOCATE "%s"' % name, (), (), (), prepare=False) for name in names
+            _Adapted(b'DEALLOCATE "%s"' % name, (), (), prepare=False) for name in names
         ]
         _exchange(conn, prepared, deallocations)
 
@@ -186,22 +186,23 @@ def _adapt(
     transformer: abc.Transformer, sql: bytes, params: Sequence[Any], prepare: bool = True
 ) -> _Adapted:
     if not params:  # (the transformer would still hold the previous statement's types)
-        return _Adapted(sql, (), (), (), prepare)
+        return _Adapted(sql, (), (), prepare)
     values = transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
-    types = tuple(_AS_INT8.get(oid, oid) for oid in transformer.types or ())
-    return _Adapted(sql, values, types, list(transformer.formats or ()), prepare)
+    return _Adapted(sql, values, _declared(transformer.types or ()), prepare)
+
+
+@functools.lru_cache(maxsize=1024)
+def _declared(types: tuple[int, ...]) -> tuple[int, ...]:
+    # A statement's parameter types repeat with its shape: mapped once per shape, not
+    # once per parameter of every statement run (a deal's batch has hundreds).
+    return tuple(_AS_INT8.get(oid, oid) for oid in types)
 
 
 def _send(pgconn: PGconn, name: bytes | None, statement: _Adapted) -> None:
     if name is None:
-        pgconn.send_query_params(
-            statement.sql,
-            statement.values,
-            param_types=statement.types,
-            param_formats=statement.formats,
-        )
+        pgconn.send_query_params(statement.sql, statement.values, param_types=statement.types)
     else:
-        pgconn.send_query_prepared(name, statement.values, param_formats=statement.formats)
+        pgconn.send_query_prepared(name, statement.values)
 
 
 def _wait(pgconn: PGconn, events: int) -> int:
