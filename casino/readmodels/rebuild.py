@@ -91,8 +91,8 @@ def _events(connection: psycopg.Connection[Any]) -> Iterator[list[Any]]:
     worked and the client idle while the server worked (bench/rebuild.py: a replay of
     200,000 events went from 76,000-83,000 to 112,000-116,000 events per second). (A
     fetching thread was tried too and was slower: decoding holds the GIL either way.)
-    Read to the end or given up with the transaction: a COPY left half-way is cancelled,
-    which fails the transaction.
+    Read it to the end, or give up the transaction with it: psycopg cancels a COPY left
+    half-way, and the transaction it ran in then fails.
     """
     query = (
         "COPY (SELECT json_build_array(stream_id, version, type, schema_version, data,"

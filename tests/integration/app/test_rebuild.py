@@ -10,7 +10,9 @@ from casino.app.actors import Actor, Role
 from casino.app.service import Casino
 from casino.domain.rounds import SeatWager
 from casino.domain.tables import OpenTable
-from casino.readmodels.rebuild import rebuild
+from casino.eventstore import NewEvent
+from casino.eventstore.postgres import PostgresEventStore
+from casino.readmodels.rebuild import _events, rebuild
 from tests.integration.app.conftest import ADMIN, play_rounds
 
 pytestmark = pytest.mark.integration
@@ -55,3 +57,25 @@ def test_replaying_the_log_reproduces_every_read_model_exactly(
         repaired = rebuild(conn, replace=True)
         assert repaired.replaced
         assert rebuild(conn).equal
+
+
+def test_the_replay_reads_every_event_in_order_with_its_text_intact(
+    fresh_casino: tuple[Casino, ConnectionPool[Connection[Any]]],
+) -> None:
+    # The replay streams the log out of one COPY: texts that a COPY escapes (backslash,
+    # tab, newline) or that are not ASCII come back as they went in, in global order.
+    _, pool = fresh_casino
+    store = PostgresEventStore(pool)
+    odd = ['back\\slash "quoted"', "tab\there", "new\nline", "café ✓ 🂡", ""]
+    store.append("odd-1", 0, [NewEvent("Odd", {"text": text}) for text in odd[:3]], {"at": "1"})
+    store.append("odd-2", 0, [NewEvent("Odd", {"text": text}) for text in odd[3:]])
+    with pool.connection() as conn, conn.transaction():
+        events = list(_events(conn))
+    assert events == [
+        ["odd-1", 1, "Odd", 1, {"text": odd[0]}, "1"],
+        ["odd-1", 2, "Odd", 1, {"text": odd[1]}, "1"],
+        ["odd-1", 3, "Odd", 1, {"text": odd[2]}, "1"],
+        ["odd-2", 1, "Odd", 1, {"text": odd[3]}, None],
+        ["odd-2", 2, "Odd", 1, {"text": odd[4]}, None],
+    ]
+
