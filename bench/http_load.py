@@ -230,6 +230,14 @@ def worker_cpu_seconds(server_pid: int) -> dict[int, float]:
     return {pid: seconds for pid, _, parts, seconds in processes() if parts[1] == str(server_pid)}
 
 
+def machine_ticks() -> tuple[int, int]:
+    """The machine's CPU time so far, from /proc/stat: (busy, all), in clock ticks. When
+    busy nears all during the rounds, the cores were the limit, not waiting."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return sum(fields[:8]) - idle, sum(fields[:8])  # up to steal; guest time is in user
+
+
 def report(
     server: subprocess.Popen[bytes],
     port: int,
@@ -244,14 +252,19 @@ def report(
     latency: Latencies = defaultdict(list)
     cpu = dict.fromkeys((*SERVER_PROCESSES, "load generator"), 0.0)
     spreads: list[str] = []
+    busy: list[str] = []
     played = 0
     for _ in range(runs):
         done, _, base_seconds = run_clients(port, tables, seconds, healthz)
         baseline_rates.append(done / base_seconds)
         before, own = cpu_seconds(SERVER_PROCESSES), time.process_time()
         workers_before = worker_cpu_seconds(server.pid)
+        machine_before = machine_ticks()
         rounds, run_latency, play_seconds = run_clients(port, tables, seconds, play)
+        machine_after = machine_ticks()
         after = cpu_seconds(SERVER_PROCESSES)
+        ticks = [a - b for a, b in zip(machine_after, machine_before, strict=True)]
+        busy.append(f"{ticks[0] / max(ticks[1], 1):.0%}")
         workers_after = worker_cpu_seconds(server.pid)
         spreads.append(" + ".join(
             f"{(workers_after[pid] - workers_before.get(pid, 0.0)) / play_seconds:.2f}"
@@ -278,6 +291,7 @@ def report(
             f"p99 {percentile(values, 0.99):6.1f} ms   ({len(values)} requests, all runs)"
         )
     print(f"  cores used by each gunicorn worker, per run: {'; '.join(spreads)}")
+    print(f"  machine's cores busy (all processes), per run: {', '.join(busy)}")
     print(
         "  CPU per round: "
         + ", ".join(f"{name} {used / max(played, 1) * 1000:.1f} ms" for name, used in cpu.items())
