@@ -17,13 +17,13 @@ forgets its streams there and is decided again on the log's state.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from casino.app import answers
 from casino.app.actors import Actor, Role
 from casino.app.commands import CommandResult, Idempotency, key_reused
+from casino.app.ids import time_ordered_id
 from casino.app.seeds import Connect, SeedVault
 from casino.app.stream_cache import StreamCache
 from casino.app.unit import Command, StaleCache
@@ -53,7 +53,7 @@ class Casino:
         self,
         store: EventStore,
         connect: Connect,
-        new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
+        new_id: Callable[[], str] = time_ordered_id,
         new_seed: Callable[[], bytes] = new_server_seed,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         streams: StreamCache | None = None,

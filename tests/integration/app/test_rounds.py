@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,8 @@ def test_a_full_round_settles_exactly_as_the_game_core_says(
     alice, bob = funded_player(100_000), funded_player(50_000)
     opened = casino.open_round(table_id, "client-entropy", key).body
     round_id = opened["round_id"]
+    # New rounds and shoes are named by time-ordered ids (UUIDv7, casino/app/ids.py).
+    assert uuid.UUID(hex=round_id).version == uuid.UUID(hex=opened["shoe"]["shoe_id"]).version == 7
     assert opened["shoe"]["nonce"] == 0
     assert len(opened["shoe"]["commitment"]) == 64
     wagers = [SeatWager(6, bob, 1_000), SeatWager(2, alice, 2_000, 500)]
