@@ -7,9 +7,9 @@ index keyed by a round's or a shoe's id (the log's stream keys, the read models'
 keys) receives a new round's entries next to the previous round's, on the index's last
 pages, instead of on a random page anywhere in it. On a large log, a random page is
 soon one not touched since the last checkpoint, and its first change writes the whole
-page to the WAL: with 3.3M events logged, a command appending to a new stream wrote
-18.5 KB of WAL with a random stream id and 7.0 KB with a time-ordered one (pgbench,
-after a CHECKPOINT each time; the idempotency key was random in both).
+page to the WAL. On a database of 2,000,000 events, 300 HTTP rounds after a checkpoint
+wrote 56-61 KiB of WAL per round with random (version 4) ids, 46 KiB with these: the
+B-tree pages written whole fell from 3.9-5.4 MiB to 0.6-0.8 MiB.
 """
 
 from __future__ import annotations
