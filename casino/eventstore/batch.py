@@ -188,7 +188,7 @@ def _adapt(
     if not params:  # (the transformer would still hold the previous statement's types)
         return _Adapted(sql, (), (), prepare)
     values = transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
-    return _Adapted(sql, values, _declared(transformer.types or ()), prepare)
+    return _Adapted(sql, values, _declared(tuple(transformer.types or ())), prepare)
 
 
 @functools.lru_cache(maxsize=1024)
