@@ -226,6 +226,41 @@ def test_events_commit_reports_a_stale_version_before_a_moved_hash(
     assert error.sqlstate == "ES412" and f"stream {streams[0]} version 2 has hash" in str(error)
 
 
+def test_events_commit_checks_heads_given_in_arrays_of_any_shape(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # A caller may pass arrays that do not start at 1, or have two dimensions: every
+    # head is still checked (a subscript [i] once read NULL there and let a stale head by).
+    zero = "0" * 64
+    at_one, at_zero = new_stream(), new_stream()
+    commit_directly(pool, at_one)  # versions 1 and 2
+    stale_append = [
+        "test", new_stream(), "fp", "{}", 201, f"[0:0]={{{at_one}}}", "{0}", f"{{{zero}}}",
+        f"{{{at_one}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{zero}}}", f"{{{zero}}}",
+    ]  # fmt: skip
+    stale_reads = [
+        "test", new_stream(), "fp", "{}", 201, f"[0:1]={{{at_zero},{at_one}}}", "{0,0}",
+        "{NULL,NULL}", "{}", "{}", "{}", "{}", "{}", "{}", "{}", "{}",
+    ]  # fmt: skip
+    two_dimensions = [
+        "test", new_stream(), "fp", "{}", 201, f"{{{{{at_one}}}}}", "{{0}}", "{{NULL}}",
+        "{}", "{}", "{}", "{}", "{}", "{}", "{}", "{}",
+    ]  # fmt: skip
+    for arguments in (stale_append, stale_reads, two_dimensions):
+        with pytest.raises(psycopg.Error) as refused, pool.connection() as conn:
+            conn.execute(_COMMIT, arguments)
+        assert refused.value.sqlstate == "ES409", arguments
+        assert json.loads(refused.value.diag.message_detail or "") == {
+            "stream_id": at_one,
+            "expected": 0,
+            "actual": 2,
+        }
+        assert nothing_written(pool, str(arguments[1]))
+    with pool.connection() as conn:
+        versions = conn.execute("SELECT max(version) FROM events WHERE stream_id = %s", (at_one,))
+        assert versions.fetchone() == (2,)
+
+
 _PLAIN_INSERT = (
     "INSERT INTO events (stream_id, version, type, schema_version, data, metadata,"
     " previous_hash, hash) VALUES (%s, 1, 'A', 1, '{}', '{}', %s, %s)"
