@@ -1,0 +1,118 @@
+"""The log's column rules hold for any writer, not only for events_commit(): a direct
+INSERT with a value that breaks one is refused, and nothing is written. Since 0021 the
+rules live on domains (event_name, event_number, event_document, event_hash)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+pytestmark = pytest.mark.integration
+
+HASH = "ab" * 32
+INSERT = (
+    "INSERT INTO events (stream_id, version, type, schema_version, data, metadata,"
+    " previous_hash, hash) VALUES (%(stream_id)s, %(version)s, %(type)s,"
+    " %(schema_version)s, %(data)s::jsonb, %(metadata)s::jsonb, %(previous_hash)s, %(hash)s)"
+)
+CHECK_VIOLATION = "23514"
+INVALID_PARAMETER = "22023"  # decode() of text that is not hex
+
+
+def good_row() -> dict[str, Any]:
+    return {
+        "stream_id": f"test-{uuid.uuid4()}",
+        "version": 1,
+        "type": "A",
+        "schema_version": 1,
+        "data": "{}",
+        "metadata": "{}",
+        "previous_hash": "0" * 64,
+        "hash": HASH,
+    }
+
+
+BROKEN = [
+    ("stream_id", "", CHECK_VIOLATION, "event_name_not_empty"),
+    ("type", "", CHECK_VIOLATION, "event_name_not_empty"),
+    ("version", 0, CHECK_VIOLATION, "event_number_from_1"),
+    ("version", -3, CHECK_VIOLATION, "event_number_from_1"),
+    ("schema_version", 0, CHECK_VIOLATION, "event_number_from_1"),
+    ("data", "[]", CHECK_VIOLATION, "event_document_is_an_object"),
+    ("data", "7", CHECK_VIOLATION, "event_document_is_an_object"),
+    ("metadata", '"text"', CHECK_VIOLATION, "event_document_is_an_object"),
+    ("hash", "ab" * 31, CHECK_VIOLATION, "event_hash_is_32_bytes"),
+    ("hash", "ab" * 33, CHECK_VIOLATION, "event_hash_is_32_bytes"),
+    ("previous_hash", "", CHECK_VIOLATION, "event_hash_is_32_bytes"),
+    ("hash", "zz" * 32, INVALID_PARAMETER, None),
+    ("previous_hash", "abc", INVALID_PARAMETER, None),
+]
+
+
+@pytest.mark.parametrize(("column", "value", "sqlstate", "constraint"), BROKEN)
+def test_a_direct_insert_breaking_a_column_rule_is_refused(
+    pool: ConnectionPool[Connection[Any]],
+    column: str,
+    value: object,
+    sqlstate: str,
+    constraint: str | None,
+) -> None:
+    row = good_row() | {column: value}
+    with pool.connection() as conn:
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute(INSERT, row)
+        assert refused.value.sqlstate == sqlstate
+        if constraint is not None:
+            assert refused.value.diag.constraint_name == constraint
+        conn.rollback()
+        count = conn.execute(
+            "SELECT count(*) FROM events WHERE stream_id = %s", (row["stream_id"],)
+        ).fetchone()
+    assert count == (0,)
+
+
+def test_a_direct_insert_keeping_every_rule_is_taken(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    row = good_row()
+    with pool.connection() as conn:
+        conn.execute(INSERT, row)
+        stored = conn.execute(
+            "SELECT stream_id, version, type, schema_version, data, metadata, previous_hash,"
+            " hash FROM events WHERE stream_id = %s",
+            (row["stream_id"],),
+        ).fetchone()
+    assert stored == (row["stream_id"], 1, "A", 1, {}, {}, "0" * 64, HASH)
+
+
+def test_the_table_keeps_no_check_constraint_of_its_own(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    """The rules are the domains' (read once per connection), not table CHECKs (read
+    again by every INSERT statement): 0021 moved them, and none came back."""
+    with pool.connection() as conn:
+        checks = conn.execute(
+            "SELECT count(*) FROM pg_constraint"
+            " WHERE conrelid = 'events'::regclass AND contype = 'c'"
+        ).fetchone()
+        domains = conn.execute(
+            "SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid"
+            " WHERE a.attrelid = 'events'::regclass AND a.attnum > 0 AND NOT a.attisdropped"
+            " AND t.typtype = 'd' ORDER BY a.attnum"
+        ).fetchall()
+    assert checks == (0,)
+    assert domains == [
+        ("stream_id", "event_name"),
+        ("version", "event_number"),
+        ("type", "event_name"),
+        ("schema_version", "event_number"),
+        ("data", "event_document"),
+        ("metadata", "event_document"),
+        ("previous_hash", "event_hash"),
+        ("hash", "event_hash"),
+    ]
