@@ -48,9 +48,17 @@ ALTER TABLE events
     DROP CONSTRAINT events_previous_hash_check,
     DROP CONSTRAINT events_hash_check;
 
--- Changing a column's type drops its statistics; the planner gets them back now rather
--- than at the next autovacuum.
-ANALYZE events;
+-- Changing a column's type drops its statistics: a log with events gets them back now,
+-- not at the next autovacuum. An empty log (a new install) is left never analyzed, as it
+-- was: analyzed while empty, the planner would trust "empty" and plan a sequential scan
+-- for events_commit()'s head probe, cached as its generic plan while the log grows.
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM events) THEN
+        ANALYZE events;
+    END IF;
+END
+$$;
 
 -- events_commit() as in 0020, but for its RETURNING: RETURN QUERY wants the declared
 -- result types exactly, and the columns are domains now.

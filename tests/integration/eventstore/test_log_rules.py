@@ -116,3 +116,30 @@ def test_the_table_keeps_no_check_constraint_of_its_own(
         ("previous_hash", "event_hash"),
         ("hash", "event_hash"),
     ]
+
+
+def test_a_new_log_is_left_unanalyzed_so_the_head_probe_plans_an_index_scan(
+    fresh_database_url: str,
+) -> None:
+    """0021 re-analyzes the log only when it has events. Analyzed while empty, the planner
+    would trust "empty" and give events_commit()'s head probe a sequential scan as its
+    generic plan, which it keeps while the log grows."""
+    with psycopg.connect(fresh_database_url, autocommit=True) as conn:
+        analyzed = conn.execute(
+            "SELECT reltuples FROM pg_class WHERE oid = 'events'::regclass"
+        ).fetchone()
+        conn.execute(
+            "INSERT INTO events (stream_id, version, type, schema_version, data, metadata,"
+            " previous_hash, hash) SELECT 'test-' || n, 1, 'A', 1, '{}', '{}', %s, %s"
+            " FROM generate_series(1, 30) AS n",
+            ("0" * 64, HASH),
+        )
+        conn.execute("SET plan_cache_mode = force_generic_plan")
+        conn.execute(
+            "PREPARE head (text) AS SELECT e.version, e.hash FROM events e"
+            " WHERE e.stream_id = $1 ORDER BY e.version DESC LIMIT 1"
+        )
+        plan = "\n".join(row[0] for row in conn.execute("EXPLAIN EXECUTE head ('test-7')"))
+    assert analyzed == (-1.0,)  # never analyzed
+    assert "Index Scan Backward using events_stream_version_key" in plan, plan
+    assert "Seq Scan" not in plan, plan
