@@ -1,0 +1,131 @@
+"""0021 on a log that already has events: the columns become domains without a rewrite,
+the events read back and verify as before, and a log holding a value that breaks a rule
+is not migrated at all."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from casino.db.connection import create_pool
+from casino.db.migrations import SQL_DIR, discover, status, upgrade
+from casino.eventstore import NewEvent
+from casino.eventstore.postgres import PostgresEventStore
+from casino.eventstore.verify import verify_chains
+from tests.integration.conftest import DatabaseFactory
+from tests.integration.eventstore.helpers import new_stream
+
+pytestmark = pytest.mark.integration
+
+DOMAINS_VERSION = 21
+STORAGE = """
+SELECT c.relname, c.relfilenode FROM pg_class c
+ WHERE c.oid = 'events'::regclass
+    OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'events'::regclass)
+ ORDER BY c.relname
+"""
+COLUMN_TYPES = """
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+ WHERE a.attrelid = 'events'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+ ORDER BY a.attnum
+"""
+
+
+def migrated_before_domains(make_database: DatabaseFactory, folder: Path) -> str:
+    """A new database with every migration before 0021 applied."""
+    folder.mkdir()
+    for migration in discover():
+        if migration.version < DOMAINS_VERSION:
+            name = f"{migration.version:04d}_{migration.name}.sql"
+            shutil.copy(SQL_DIR / name, folder / name)
+    url = make_database(migrated=False)
+    upgrade(url, folder)
+    return url
+
+
+def query(url: str, sql: str) -> list[tuple[Any, ...]]:
+    with psycopg.connect(url) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_a_log_with_events_is_migrated_in_place(
+    make_database: DatabaseFactory, tmp_path: Path
+) -> None:
+    url = migrated_before_domains(make_database, tmp_path / "before")
+    streams = [new_stream() for _ in range(3)]
+    with create_pool(url, max_size=2) as pool:
+        store = PostgresEventStore(pool)
+        for number, stream in enumerate(streams):
+            store.append(stream, 0, [NewEvent("Opened", {"n": number, "text": "café ✓"})])
+            store.append(stream, 1, [NewEvent("Moved", {"to": [1, 2]}), NewEvent("Shut", {})])
+        before = [store.read_stream(stream) for stream in streams]
+    storage = query(url, STORAGE)
+    assert query(url, "SELECT reltuples FROM pg_class WHERE oid = 'events'::regclass") == [(-1.0,)]
+
+    assert [m.version for m in upgrade(url)] == [
+        m.version for m in discover() if m.version >= DOMAINS_VERSION
+    ]
+
+    assert query(url, STORAGE) == storage  # no row rewritten, every index kept
+    assert query(url, COLUMN_TYPES) == [
+        ("position", "bigint"),
+        ("stream_id", "event_name"),
+        ("version", "event_number"),
+        ("type", "event_name"),
+        ("schema_version", "event_number"),
+        ("data", "event_document"),
+        ("metadata", "event_document"),
+        ("recorded_at", "timestamp with time zone"),
+        ("previous_hash", "event_hash"),
+        ("hash", "event_hash"),
+    ]
+    # the log had events, so it was analyzed again: its statistics are back
+    [(rows,)] = query(url, "SELECT reltuples FROM pg_class WHERE oid = 'events'::regclass")
+    assert rows >= 9
+    [(columns_with_statistics,)] = query(
+        url,
+        "SELECT count(*) FROM pg_stats WHERE schemaname = 'public' AND tablename = 'events'"
+        " AND attname IN ('stream_id', 'version', 'type', 'hash')",
+    )
+    assert columns_with_statistics == 4
+    with create_pool(url, max_size=2) as pool:
+        store = PostgresEventStore(pool)
+        assert [store.read_stream(stream) for stream in streams] == before
+        [last] = store.append(streams[0], 3, [NewEvent("Reopened", {})])
+        assert (last.version, last.previous_hash) == (4, before[0][-1].hash)
+        with pool.connection() as conn:
+            report = verify_chains(conn, streams)
+    assert report.ok, report.first
+
+
+def test_a_log_breaking_a_rule_is_not_migrated(
+    make_database: DatabaseFactory, tmp_path: Path
+) -> None:
+    """Adding a constraint to a domain checks every stored value: a row that slipped past
+    a dropped CHECK stops 0021, and the migration leaves nothing of itself."""
+    url = migrated_before_domains(make_database, tmp_path / "before")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE events DROP CONSTRAINT events_data_check")
+        conn.execute(
+            "INSERT INTO events (stream_id, version, type, schema_version, data, metadata,"
+            " previous_hash, hash) VALUES ('test-broken', 1, 'A', 1, '[1]', '{}', %s, %s)",
+            ("0" * 64, "ab" * 32),
+        )
+
+    with pytest.raises(psycopg.errors.CheckViolation) as refused:
+        upgrade(url)
+
+    assert 'column "data" of table "events"' in str(refused.value)
+    assert [m.version for m in status(url).pending] == [
+        m.version for m in discover() if m.version >= DOMAINS_VERSION
+    ]
+    types = dict(query(url, COLUMN_TYPES))
+    assert (types["data"], types["hash"]) == ("jsonb", "text")
+    [(domains,)] = query(
+        url, "SELECT count(*) FROM pg_type WHERE typname LIKE 'event\\_%' AND typtype = 'd'"
+    )
+    assert domains == 0
