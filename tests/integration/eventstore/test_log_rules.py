@@ -1,6 +1,6 @@
 """The log's column rules hold for any writer, not only for events_commit(): a direct
 INSERT with a value that breaks one is refused, and nothing is written. Since 0021 the
-rules live on domains (event_name, event_number, event_document, event_hash)."""
+rules live on one domain per column, named after it (event_stream_id, ..., event_hash)."""
 
 from __future__ import annotations
 
@@ -38,17 +38,18 @@ def good_row() -> dict[str, Any]:
 
 
 BROKEN = [
-    ("stream_id", "", CHECK_VIOLATION, "event_name_not_empty"),
-    ("type", "", CHECK_VIOLATION, "event_name_not_empty"),
-    ("version", 0, CHECK_VIOLATION, "event_number_from_1"),
-    ("version", -3, CHECK_VIOLATION, "event_number_from_1"),
-    ("schema_version", 0, CHECK_VIOLATION, "event_number_from_1"),
-    ("data", "[]", CHECK_VIOLATION, "event_document_is_an_object"),
-    ("data", "7", CHECK_VIOLATION, "event_document_is_an_object"),
-    ("metadata", '"text"', CHECK_VIOLATION, "event_document_is_an_object"),
+    ("stream_id", "", CHECK_VIOLATION, "event_stream_id_not_empty"),
+    ("type", "", CHECK_VIOLATION, "event_type_not_empty"),
+    ("version", 0, CHECK_VIOLATION, "event_version_from_1"),
+    ("version", -3, CHECK_VIOLATION, "event_version_from_1"),
+    ("schema_version", 0, CHECK_VIOLATION, "event_schema_version_from_1"),
+    ("data", "[]", CHECK_VIOLATION, "event_data_is_an_object"),
+    ("data", "7", CHECK_VIOLATION, "event_data_is_an_object"),
+    ("metadata", '"text"', CHECK_VIOLATION, "event_metadata_is_an_object"),
+    ("metadata", "null", CHECK_VIOLATION, "event_metadata_is_an_object"),
     ("hash", "ab" * 31, CHECK_VIOLATION, "event_hash_is_32_bytes"),
     ("hash", "ab" * 33, CHECK_VIOLATION, "event_hash_is_32_bytes"),
-    ("previous_hash", "", CHECK_VIOLATION, "event_hash_is_32_bytes"),
+    ("previous_hash", "", CHECK_VIOLATION, "event_previous_hash_is_32_bytes"),
     ("hash", "zz" * 32, INVALID_PARAMETER, None),
     ("previous_hash", "abc", INVALID_PARAMETER, None),
 ]
@@ -67,8 +68,9 @@ def test_a_direct_insert_breaking_a_column_rule_is_refused(
         with pytest.raises(psycopg.Error) as refused:
             conn.execute(INSERT, row)
         assert refused.value.sqlstate == sqlstate
-        if constraint is not None:
+        if constraint is not None:  # the domain, so the column, is named in the refusal
             assert refused.value.diag.constraint_name == constraint
+            assert f"domain event_{column} violates" in str(refused.value)
         conn.rollback()
         count = conn.execute(
             "SELECT count(*) FROM events WHERE stream_id = %s", (row["stream_id"],)
@@ -107,13 +109,13 @@ def test_the_table_keeps_no_check_constraint_of_its_own(
         ).fetchall()
     assert checks == (0,)
     assert domains == [
-        ("stream_id", "event_name"),
-        ("version", "event_number"),
-        ("type", "event_name"),
-        ("schema_version", "event_number"),
-        ("data", "event_document"),
-        ("metadata", "event_document"),
-        ("previous_hash", "event_hash"),
+        ("stream_id", "event_stream_id"),
+        ("version", "event_version"),
+        ("type", "event_type"),
+        ("schema_version", "event_schema_version"),
+        ("data", "event_data"),
+        ("metadata", "event_metadata"),
+        ("previous_hash", "event_previous_hash"),
         ("hash", "event_hash"),
     ]
 
