@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import psycopg
 from psycopg import Connection
 from psycopg.conninfo import make_conninfo
+from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
+
+
+class Pool(ConnectionPool[Connection[Any]]):
+    """psycopg's pool, but a connection on which a prepared statement was refused because
+    a schema change altered its result type (0A000, "cached plan must not change result
+    type") has its prepared statements dropped before it goes back to the pool. psycopg
+    prepares any query run five times, and Postgres refuses such a statement for as long
+    as the connection lives: without this, a migration like 0021 would fail every pooled
+    connection's reads of the changed columns until the connection is replaced. The
+    request that met the refusal still fails; the event store's own reads run again
+    (casino/eventstore/postgres.py)."""
+
+    @contextmanager
+    def connection(self, timeout: float | None = None) -> Iterator[Connection[Any]]:
+        with super().connection(timeout) as conn:
+            try:
+                yield conn
+            except psycopg.errors.FeatureNotSupported:
+                # In a transaction, the pool's rollback drops them (psycopg forgets its
+                # prepared statements on ROLLBACK); outside one, nothing else would.
+                if not conn.closed and conn.info.transaction_status == TransactionStatus.IDLE:
+                    # should this fail too, the pool replaces a broken connection
+                    with suppress(psycopg.Error):
+                        conn.execute("DEALLOCATE ALL")
+                raise
 
 
 def create_pool(
@@ -25,7 +54,7 @@ def create_pool(
     single statement, which is atomic on its own); nothing is left in an implicit
     transaction that idles in the pool holding locks.
     """
-    pool: ConnectionPool[Connection[Any]] = ConnectionPool(
+    pool = Pool(
         url,
         min_size=min_size,
         max_size=max_size,

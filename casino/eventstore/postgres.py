@@ -217,6 +217,23 @@ def _native_commit() -> str:
 _NATIVE_COMMIT = _native_commit()
 
 
+def _fetch(conn: Connection[Any], query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The rows of a read, prepared on the connection. A schema change that alters the
+    type of a column a prepared read returns (0021 made the log's columns domains) makes
+    Postgres refuse that statement for as long as the connection lives: 0A000, "cached
+    plan must not change result type". Outside a transaction, the connection's prepared
+    statements are dropped then (DEALLOCATE ALL, which psycopg forgets its own by) and the
+    read runs again, once; inside one, the caller rolls back, which drops them too."""
+    cursor = conn.cursor(row_factory=tuple_row)
+    try:
+        return cursor.execute(query, params, prepare=True).fetchall()
+    except psycopg.errors.FeatureNotSupported:
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            raise
+        conn.execute("DEALLOCATE ALL")
+        return cursor.execute(query, params, prepare=True).fetchall()
+
+
 def _batch(
     uow: UnitOfWork, params: tuple[Any, ...]
 ) -> tuple[list[tuple[str, Sequence[Any]]], int] | None:
@@ -323,8 +340,7 @@ class PostgresEventStore:
             else:
                 unknown.append(stream_id)
         if unknown:
-            cursor = conn.cursor(row_factory=tuple_row)
-            rows = cursor.execute(_HEADS, (_text_array(unknown),), prepare=True).fetchall()
+            rows = _fetch(conn, _HEADS, (_text_array(unknown),))
             heads = {row[0]: (row[1], row[2]) for row in rows}
             for stream_id in unknown:
                 version, digest = heads.get(stream_id, (0, ZERO_HASH))
@@ -450,9 +466,8 @@ class PostgresEventStore:
     def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
         """The stream's events after ``after_version``, in version order."""
         with self._pool.connection() as conn:
-            cursor = conn.cursor(row_factory=tuple_row)
-            rows = cursor.execute(_READ_STREAM, (stream_id, after_version), prepare=True)
-            events = [self._event(row) for row in rows]
+            rows = _fetch(conn, _READ_STREAM, (stream_id, after_version))
+        events = [self._event(row) for row in rows]
         if events:
             self._heads.put(stream_id, events[-1].version, events[-1].hash)
         return events
@@ -463,17 +478,12 @@ class PostgresEventStore:
         """For each stream: its head version and its latest event of each of ``types``
         (or its last event), in one round trip and one index probe per event."""
         with self._pool.connection() as conn:
-            cursor = conn.cursor(row_factory=tuple_row)
             if types is None:
-                rows = cursor.execute(
-                    _READ_LAST, (_text_array(stream_ids),), prepare=True
-                ).fetchall()
+                rows = _fetch(conn, _READ_LAST, (_text_array(stream_ids),))
             else:
-                rows = cursor.execute(
-                    _READ_LATEST_OF_TYPES,
-                    (_text_array(stream_ids), _text_array(types)),
-                    prepare=True,
-                ).fetchall()
+                rows = _fetch(
+                    conn, _READ_LATEST_OF_TYPES, (_text_array(stream_ids), _text_array(types))
+                )
         found: dict[str, list[RecordedEvent]] = {}
         heads: dict[str, int] = {}
         for row in rows:
@@ -491,9 +501,8 @@ class PostgresEventStore:
     def stream_version(self, stream_id: str) -> int:
         """The stream's current version; 0 when it has no events."""
         with self._pool.connection() as conn:
-            cursor = conn.cursor(row_factory=tuple_row)
-            row = cursor.execute(_STREAM_VERSION, (stream_id,), prepare=True).fetchone()
-        return int(row[0]) if row else 0
+            rows = _fetch(conn, _STREAM_VERSION, (stream_id,))
+        return int(rows[0][0]) if rows else 0
 
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """Up to ``limit`` events of the global log after ``after_position``, in order.
@@ -504,17 +513,16 @@ class PostgresEventStore:
         if limit < 1:
             raise ValueError("limit must be at least 1")
         with self._pool.connection() as conn:
-            cursor = conn.cursor(row_factory=tuple_row)
-            rows = cursor.execute(_READ_ALL, (after_position, limit), prepare=True)
-            return [self._event(row) for row in rows]
+            rows = _fetch(conn, _READ_ALL, (after_position, limit))
+        return [self._event(row) for row in rows]
 
     def find_idempotent(self, scope: str, key: str) -> IdempotencyRecord | None:
         """The stored answer for an idempotency key, if a command saved one."""
         with self._pool.connection() as conn:
-            cursor = conn.cursor(row_factory=tuple_row)
-            row = cursor.execute(_FIND_IDEMPOTENT, (scope, key), prepare=True).fetchone()
-        if row is None:
+            rows = _fetch(conn, _FIND_IDEMPOTENT, (scope, key))
+        if not rows:
             return None
+        [row] = rows
         return IdempotencyRecord(row[0], row[1], row[2], parse_json(row[3]), row[4], row[5])
 
     def _event(self, row: tuple[Any, ...]) -> RecordedEvent:

@@ -136,3 +136,32 @@ def test_a_log_breaking_a_rule_is_not_migrated(
     )
     assert domains == 0
 
+
+def test_the_store_reads_on_after_0021_changes_the_types_its_reads_return(
+    make_database: DatabaseFactory, tmp_path: Path
+) -> None:
+    """A running process has prepared its reads of the log with the old column types;
+    Postgres refuses those statements after 0021 (0A000). The store drops the prepared
+    statements and reads again: no read fails, on the very connection that prepared them."""
+    url = migrated_before_domains(make_database, tmp_path / "before")
+    stream = new_stream()
+    with create_pool(url, min_size=1, max_size=1) as pool:  # one connection, reused
+        store = PostgresEventStore(pool)
+        store.append(stream, 0, [NewEvent("Opened", {"n": 1})])
+        before = store.read_stream(stream)
+        latest = store.read_latest([stream])
+        feed = store.read_all(0)
+        with pool.connection() as conn:
+            pid = conn.info.backend_pid
+            prepared = conn.execute("SELECT count(*) FROM pg_prepared_statements").fetchone()
+
+        upgrade(url)
+
+        assert store.read_stream(stream) == before
+        assert store.read_latest([stream]) == latest
+        assert store.read_all(0) == feed
+        [appended] = store.append(stream, 1, [NewEvent("Moved", {})])
+        assert appended.previous_hash == before[-1].hash
+        with pool.connection() as conn:
+            assert conn.info.backend_pid == pid  # the same connection throughout
+    assert prepared is not None and prepared[0] >= 3
