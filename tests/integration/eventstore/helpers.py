@@ -10,6 +10,25 @@ import psycopg
 
 from casino.eventstore import NewEvent
 
+# The log's columns and their types since 0021: a domain per column that has a rule.
+EVENT_COLUMN_TYPES = [
+    ("position", "bigint"),
+    ("stream_id", "event_stream_id"),
+    ("version", "event_version"),
+    ("type", "event_type"),
+    ("schema_version", "event_schema_version"),
+    ("data", "event_data"),
+    ("metadata", "event_metadata"),
+    ("recorded_at", "timestamp with time zone"),
+    ("previous_hash", "event_previous_hash"),
+    ("hash", "event_hash"),
+]
+COLUMN_TYPES = """
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+ WHERE a.attrelid = 'events'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+ ORDER BY a.attnum
+"""
+
 APPEND_LOCK_WAITERS = """
 SELECT count(*) FROM pg_locks
  WHERE locktype = 'advisory' AND NOT granted

@@ -12,6 +12,8 @@ import pytest
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
+from tests.integration.eventstore.helpers import COLUMN_TYPES, EVENT_COLUMN_TYPES
+
 pytestmark = pytest.mark.integration
 
 HASH = "ab" * 32
@@ -102,22 +104,9 @@ def test_the_table_keeps_no_check_constraint_of_its_own(
             "SELECT count(*) FROM pg_constraint"
             " WHERE conrelid = 'events'::regclass AND contype = 'c'"
         ).fetchone()
-        domains = conn.execute(
-            "SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid"
-            " WHERE a.attrelid = 'events'::regclass AND a.attnum > 0 AND NOT a.attisdropped"
-            " AND t.typtype = 'd' ORDER BY a.attnum"
-        ).fetchall()
+        types = conn.execute(COLUMN_TYPES).fetchall()
     assert checks == (0,)
-    assert domains == [
-        ("stream_id", "event_stream_id"),
-        ("version", "event_version"),
-        ("type", "event_type"),
-        ("schema_version", "event_schema_version"),
-        ("data", "event_data"),
-        ("metadata", "event_metadata"),
-        ("previous_hash", "event_previous_hash"),
-        ("hash", "event_hash"),
-    ]
+    assert types == EVENT_COLUMN_TYPES
 
 
 def test_a_new_log_is_left_unanalyzed_so_the_head_probe_plans_an_index_scan(

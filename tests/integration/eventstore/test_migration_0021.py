@@ -17,7 +17,7 @@ from casino.eventstore import NewEvent
 from casino.eventstore.postgres import PostgresEventStore
 from casino.eventstore.verify import verify_chains
 from tests.integration.conftest import DatabaseFactory
-from tests.integration.eventstore.helpers import new_stream
+from tests.integration.eventstore.helpers import COLUMN_TYPES, EVENT_COLUMN_TYPES, new_stream
 
 pytestmark = pytest.mark.integration
 
@@ -27,11 +27,6 @@ SELECT c.relname, c.relfilenode FROM pg_class c
  WHERE c.oid = 'events'::regclass
     OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'events'::regclass)
  ORDER BY c.relname
-"""
-COLUMN_TYPES = """
-SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
- WHERE a.attrelid = 'events'::regclass AND a.attnum > 0 AND NOT a.attisdropped
- ORDER BY a.attnum
 """
 
 
@@ -71,18 +66,7 @@ def test_a_log_with_events_is_migrated_in_place(
     ]
 
     assert query(url, STORAGE) == storage  # no row rewritten, every index kept
-    assert query(url, COLUMN_TYPES) == [
-        ("position", "bigint"),
-        ("stream_id", "event_stream_id"),
-        ("version", "event_version"),
-        ("type", "event_type"),
-        ("schema_version", "event_schema_version"),
-        ("data", "event_data"),
-        ("metadata", "event_metadata"),
-        ("recorded_at", "timestamp with time zone"),
-        ("previous_hash", "event_previous_hash"),
-        ("hash", "event_hash"),
-    ]
+    assert query(url, COLUMN_TYPES) == EVENT_COLUMN_TYPES
     # the log had events, so it was analyzed again: its statistics are back
     [(rows,)] = query(url, "SELECT reltuples FROM pg_class WHERE oid = 'events'::regclass")
     assert rows >= 9
