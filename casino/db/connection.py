@@ -30,13 +30,21 @@ class Pool(ConnectionPool[Connection[Any]]):
             try:
                 yield conn
             except psycopg.errors.FeatureNotSupported:
-                # In a transaction, the pool's rollback drops them (psycopg forgets its
-                # prepared statements on ROLLBACK); outside one, nothing else would.
-                if not conn.closed and conn.info.transaction_status == TransactionStatus.IDLE:
-                    # should this fail too, the pool replaces a broken connection
-                    with suppress(psycopg.Error):
-                        conn.execute("DEALLOCATE ALL")
+                # should this fail too, the pool replaces a broken connection
+                with suppress(psycopg.Error):
+                    drop_prepared_statements(conn)
                 raise
+
+
+def drop_prepared_statements(conn: Connection[Any]) -> bool:
+    """Drop every prepared statement of ``conn`` (DEALLOCATE ALL, by which psycopg forgets
+    its own too) when it is outside a transaction; whether it was. In a transaction, the
+    rollback that must come drops them: psycopg forgets its prepared statements on
+    ROLLBACK."""
+    if conn.closed or conn.info.transaction_status != TransactionStatus.IDLE:
+        return False
+    conn.execute("DEALLOCATE ALL")
+    return True
 
 
 def create_pool(

@@ -43,6 +43,7 @@ from psycopg.pq import TransactionStatus
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
+from casino.db.connection import drop_prepared_statements
 from casino.eventstore.batch import run_batch
 from casino.eventstore.canonical import ZERO_HASH, parse_json, parse_json_fast
 from casino.eventstore.head_cache import HeadCache
@@ -222,15 +223,14 @@ def _fetch(conn: Connection[Any], query: str, params: Sequence[Any]) -> list[tup
     type of a column a prepared read returns (0021 made the log's columns domains) makes
     Postgres refuse that statement for as long as the connection lives: 0A000, "cached
     plan must not change result type". Outside a transaction, the connection's prepared
-    statements are dropped then (DEALLOCATE ALL, which psycopg forgets its own by) and the
-    read runs again, once; inside one, the caller rolls back, which drops them too."""
+    statements are dropped then and the read runs again, once; inside one, the caller
+    rolls back, which drops them too."""
     cursor = conn.cursor(row_factory=tuple_row)
     try:
         return cursor.execute(query, params, prepare=True).fetchall()
     except psycopg.errors.FeatureNotSupported:
-        if conn.info.transaction_status != TransactionStatus.IDLE:
+        if not drop_prepared_statements(conn):
             raise
-        conn.execute("DEALLOCATE ALL")
         return cursor.execute(query, params, prepare=True).fetchall()
 
 
