@@ -90,8 +90,8 @@ def _events(connection: psycopg.Connection[Any]) -> Iterator[list[Any]]:
     these are folded, where a cursor's FETCH left the server idle while the client
     worked and the client idle while the server worked (a replay of 200,000 events went
     from 76,000-83,000 to 112,000-116,000 events per second; bench/rebuild.py's rebuild
-    of 1,000,000 from 45,179 to 58,489). (A
-    fetching thread was tried too and was slower: decoding holds the GIL either way.)
+    of 1,000,000 from 45,179 to 58,489). (A fetching thread was tried too and was slower:
+    decoding holds the GIL either way.)
     Read it to the end, or give up the transaction with it: psycopg cancels a COPY left
     half-way, and the transaction it ran in then fails.
     """
