@@ -5,10 +5,35 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import psycopg
 
 from casino.eventstore import NewEvent
+
+# One row of the log written directly, not through events_commit(), as any writer could.
+HASH = "ab" * 32
+INSERT_EVENT_ROW = (
+    "INSERT INTO events (stream_id, version, type, schema_version, data, metadata,"
+    " previous_hash, hash) VALUES (%(stream_id)s, %(version)s, %(type)s,"
+    " %(schema_version)s, %(data)s::jsonb, %(metadata)s::jsonb, %(previous_hash)s, %(hash)s)"
+)
+
+
+def event_row(**values: Any) -> dict[str, Any]:
+    """The parameters of ``INSERT_EVENT_ROW``: a first event that keeps every rule of the
+    log, on a new stream, but for ``values``."""
+    return {
+        "stream_id": new_stream(),
+        "version": 1,
+        "type": "A",
+        "schema_version": 1,
+        "data": "{}",
+        "metadata": "{}",
+        "previous_hash": "0" * 64,
+        "hash": HASH,
+    } | values
+
 
 # The log's columns and their types since 0021: a domain per column that has a rule.
 EVENT_COLUMN_TYPES = [

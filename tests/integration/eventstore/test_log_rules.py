@@ -4,7 +4,6 @@ rules live on one domain per column, named after it (event_stream_id, ..., event
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import psycopg
@@ -12,31 +11,18 @@ import pytest
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from tests.integration.eventstore.helpers import COLUMN_TYPES, EVENT_COLUMN_TYPES
+from tests.integration.eventstore.helpers import (
+    COLUMN_TYPES,
+    EVENT_COLUMN_TYPES,
+    HASH,
+    INSERT_EVENT_ROW,
+    event_row,
+)
 
 pytestmark = pytest.mark.integration
 
-HASH = "ab" * 32
-INSERT = (
-    "INSERT INTO events (stream_id, version, type, schema_version, data, metadata,"
-    " previous_hash, hash) VALUES (%(stream_id)s, %(version)s, %(type)s,"
-    " %(schema_version)s, %(data)s::jsonb, %(metadata)s::jsonb, %(previous_hash)s, %(hash)s)"
-)
 CHECK_VIOLATION = "23514"
 INVALID_PARAMETER = "22023"  # decode() of text that is not hex
-
-
-def good_row() -> dict[str, Any]:
-    return {
-        "stream_id": f"test-{uuid.uuid4()}",
-        "version": 1,
-        "type": "A",
-        "schema_version": 1,
-        "data": "{}",
-        "metadata": "{}",
-        "previous_hash": "0" * 64,
-        "hash": HASH,
-    }
 
 
 BROKEN = [
@@ -65,10 +51,10 @@ def test_a_direct_insert_breaking_a_column_rule_is_refused(
     sqlstate: str,
     constraint: str | None,
 ) -> None:
-    row = good_row() | {column: value}
+    row = event_row(**{column: value})
     with pool.connection() as conn:
         with pytest.raises(psycopg.Error) as refused:
-            conn.execute(INSERT, row)
+            conn.execute(INSERT_EVENT_ROW, row)
         assert refused.value.sqlstate == sqlstate
         if constraint is not None:  # the domain, so the column, is named in the refusal
             assert refused.value.diag.constraint_name == constraint
@@ -83,9 +69,9 @@ def test_a_direct_insert_breaking_a_column_rule_is_refused(
 def test_a_direct_insert_keeping_every_rule_is_taken(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
-    row = good_row()
+    row = event_row()
     with pool.connection() as conn:
-        conn.execute(INSERT, row)
+        conn.execute(INSERT_EVENT_ROW, row)
         stored = conn.execute(
             "SELECT stream_id, version, type, schema_version, data, metadata, previous_hash,"
             " hash FROM events WHERE stream_id = %s",

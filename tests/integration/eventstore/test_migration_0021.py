@@ -17,7 +17,13 @@ from casino.eventstore import NewEvent
 from casino.eventstore.postgres import PostgresEventStore
 from casino.eventstore.verify import verify_chains
 from tests.integration.conftest import DatabaseFactory
-from tests.integration.eventstore.helpers import COLUMN_TYPES, EVENT_COLUMN_TYPES, new_stream
+from tests.integration.eventstore.helpers import (
+    COLUMN_TYPES,
+    EVENT_COLUMN_TYPES,
+    INSERT_EVENT_ROW,
+    event_row,
+    new_stream,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -95,11 +101,7 @@ def test_a_log_breaking_a_rule_is_not_migrated(
     url = migrated_before_domains(make_database, tmp_path / "before")
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("ALTER TABLE events DROP CONSTRAINT events_data_check")
-        conn.execute(
-            "INSERT INTO events (stream_id, version, type, schema_version, data, metadata,"
-            " previous_hash, hash) VALUES ('test-broken', 1, 'A', 1, '[1]', '{}', %s, %s)",
-            ("0" * 64, "ab" * 32),
-        )
+        conn.execute(INSERT_EVENT_ROW, event_row(data="[1]"))
         # back as it was, but not checked against the row already there
         conn.execute(
             "ALTER TABLE events ADD CONSTRAINT events_data_check"
