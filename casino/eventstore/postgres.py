@@ -20,8 +20,9 @@ streams takes it too, for its check). ``bench/event_store.py`` measures it.
 
 One round trip per command: a unit of work is sent as one call of ``events_commit()``
 (idempotency record, version checks, inserts), behind its read-model statements in the
-same exchange when it has any (``batch.run_batch``: all sent in one flush; psycopg's
-pipeline, which sends them one by one, only for a caller's own transaction). The
+same exchange when it has any (``batch.run_batch``, alone or not: all sent in one
+flush; psycopg's pipeline, which sends them one by one, only for a caller's own
+transaction). The
 hashes are computed here, which needs the hash of each stream's head; it comes from a
 cache of the heads this store has read or written.
 A (stream, version) pair names one event forever, so a cached head is never wrong, only
@@ -240,7 +241,14 @@ def _batch(
     """The unit's statements for ``run_batch``, in an explicit BEGIN/COMMIT (its extent
     never depends on where a Sync falls), and where ``events_commit()`` is among them;
     None when a statement is not plain SQL text with positional ``%s`` parameters (it
-    goes through psycopg's pipeline then)."""
+    goes through psycopg's pipeline then).
+
+    A unit with no read-model statements is the ``events_commit()`` call alone: a single
+    statement is its own transaction, atomic without BEGIN/COMMIT. It goes through
+    ``run_batch`` too, not through a psycopg cursor: 4-5% less time per command
+    (``bench/event_store.py``'s command, about 30 us on this machine)."""
+    if not uow.statements:
+        return [(_NATIVE_COMMIT, params)], 0
     statements: list[tuple[str, Sequence[Any]]] = [("BEGIN", ())]
     for sql, statement_params in uow.statements:
         native = _native(sql, statement_params)
@@ -357,10 +365,6 @@ class PostgresEventStore:
         owned: bool,
     ) -> list[tuple[Any, ...]]:
         params = _commit_params(uow, chained)
-        if owned and not uow.statements:
-            # A single statement is its own transaction: atomic without BEGIN/COMMIT.
-            cursor = conn.cursor(row_factory=tuple_row)
-            return cursor.execute(_COMMIT, params, prepare=True).fetchall()
         # A caller's transaction goes through psycopg, which knows (and opens) it.
         batch = _batch(uow, params) if owned else None
         if batch is not None:
