@@ -9,10 +9,25 @@ stops accepting for ``BACK_OFF_SECONDS``, so that a sibling with a free thread t
 the next connection; if none has (every worker is as full), the connection is accepted
 after that pause, as before. The price: while every worker is full, a new connection
 (a reconnecting client, a health check) waits those 10 ms once.
+
+And a thread stays with its connection for the next request. The stock worker hands a
+kept-alive connection back to its main thread after every answer: the socket goes back
+into the poller, the next request wakes the main thread, which queues it for a thread.
+A table system sends its next request within a millisecond or two of an answer (open,
+wagers, deal), so here the thread that answered waits up to ``LINGER_SECONDS`` for it
+and serves it at once, unless another connection's request is already queued for a
+thread. That saves the poller's and the thread pool's work (system calls and thread
+switches) on most requests. Measured with ``bench/http_load.py`` at 4 clients, six
+runs alternating with the stock behaviour: GET /healthz 19% faster (median), and
+gunicorn's CPU per round, taken relative to Postgres's in the same run (the machine's
+speed drifts), 6% lower. The price: a request arriving on another connection while
+every thread lingers waits up to those 2 ms.
 """
 
 from __future__ import annotations
 
+import select
+import threading
 import time
 from typing import Any
 
@@ -22,13 +37,21 @@ BACK_OFF_SECONDS = 0.01
 # Right after a back-off, a connection still waiting is one no sibling had room for: the
 # first accepted within this time is taken however full the worker is.
 GRACE_SECONDS = 0.005
+# How long a thread that answered waits for its connection's next request.
+LINGER_SECONDS = 0.002
 
 
 # What this relies on of the stock worker (gunicorn 25.3 to 27): checked at import, so
 # that another gunicorn fails at start-up, not by silently accepting as before.
 _MISSING = [
     name
-    for name in ("accept", "set_accept_enabled", "wait_for_and_dispatch_events")
+    for name in (
+        "accept",
+        "set_accept_enabled",
+        "wait_for_and_dispatch_events",
+        "enqueue_req",
+        "handle",
+    )
     if not callable(getattr(ThreadWorker, name, None))
 ]
 if _MISSING:
@@ -36,12 +59,31 @@ if _MISSING:
 
 
 class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no types
-    """``gthread``, but full workers let a sibling with room accept first."""
+    """``gthread``, but full workers let a sibling with room accept first, and a thread
+    serves its connection's next request itself when it comes at once."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._back_off_until = 0.0
         self._accept_anyway_until = 0.0
+        self._queued = 0  # requests handed to the thread pool that no thread took yet
+        self._queued_lock = threading.Lock()
         super().__init__(*args, **kwargs)
+
+    def enqueue_req(self, conn: Any) -> None:
+        with self._queued_lock:
+            self._queued += 1
+        super().enqueue_req(conn)
+
+    def handle(self, conn: Any) -> Any:
+        """Serve the request, then the connection's next ones while they come at once
+        and no other request waits for a thread; the last answer's outcome (keep the
+        connection or not) goes back to the main thread, as the stock worker's does."""
+        with self._queued_lock:
+            self._queued -= 1
+        kept = super().handle(conn)
+        while kept is True and self.alive and not self._queued and _next_request_came(conn):
+            kept = super().handle(conn)
+        return kept
 
     def accept(self, listener: Any) -> None:
         now = time.monotonic()
@@ -66,3 +108,12 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
         if remaining > 0:
             timeout = min(timeout, remaining)
         super().wait_for_and_dispatch_events(timeout)
+
+
+def _next_request_came(conn: Any) -> bool:
+    """Whether the connection's next request is here, or comes within the linger."""
+    if conn.parser.unreader.buf.getvalue():  # read already, with the previous request
+        return True
+    poller = select.poll()
+    poller.register(conn.sock, select.POLLIN)
+    return bool(poller.poll(LINGER_SECONDS * 1000))

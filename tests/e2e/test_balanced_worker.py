@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import http.client
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -93,3 +95,66 @@ def test_connections_beyond_every_thread_are_still_accepted() -> None:
         served = pids_serving(port, clients=7)
     assert sum(served.values()) == 7
     assert len(served) == 2 and min(served.values()) >= 2
+
+
+REQUEST = b"GET / HTTP/1.1\r\nHost: test\r\n\r\n"
+AHEAD = 16  # requests a pipelining client keeps waiting: however slow it is to read on
+
+
+def read_answer(sock: socket.socket, buffer: bytearray) -> bytes:
+    """One HTTP/1.1 answer's body off ``sock`` (``buffer`` keeps what came after it)."""
+    while b"\r\n\r\n" not in buffer:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed the connection"
+        buffer += chunk
+    head, _, _ = bytes(buffer).partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    end = len(head) + 4 + length
+    while len(buffer) < end:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed the connection"
+        buffer += chunk
+    body = bytes(buffer[len(head) + 4 : end])
+    del buffer[:end]
+    return body
+
+
+def test_a_connection_that_keeps_asking_leaves_its_thread_to_another() -> None:
+    """A thread serves its connection's next request itself when it is already there,
+    but not while another connection's request waits: with one thread, a client that
+    always has its next request waiting (pipelined) must not starve a second client."""
+    with gunicorn(workers=1, threads=1) as port:
+        busy = socket.create_connection(("127.0.0.1", port), timeout=10)
+        patient = new_connection(port)
+        stop = threading.Event()
+        answered_busy = 0
+
+        def keep_asking() -> None:
+            nonlocal answered_busy
+            buffer = bytearray()
+            busy.sendall(REQUEST * AHEAD)
+            while not stop.is_set():
+                busy.sendall(REQUEST)  # always AHEAD more wait while one is answered
+                assert read_answer(busy, buffer).isdigit()
+                answered_busy += 1
+
+        asker = threading.Thread(target=keep_asking)
+        asker.start()
+        try:
+            deadline = time.monotonic() + 10
+            while answered_busy < 50:  # the busy client is being served back to back
+                assert time.monotonic() < deadline, "the busy client was not served"
+                time.sleep(0.001)
+            before = answered_busy
+            patient.sock.settimeout(5)  # starved, it would wait until the busy one stops
+            assert ask(patient).isdigit()
+            assert answered_busy > before  # answered while the busy one went on
+        finally:
+            stop.set()
+            asker.join(timeout=10)
+            busy.close()
+            patient.close()
