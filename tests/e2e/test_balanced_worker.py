@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -145,16 +145,20 @@ def test_a_connection_that_keeps_asking_leaves_its_thread_to_another() -> None:
         asker = threading.Thread(target=keep_asking)
         asker.start()
         try:
-            deadline = time.monotonic() + 10
-            while answered_busy < 50:  # the busy client is being served back to back
-                assert time.monotonic() < deadline, "the busy client was not served"
-                time.sleep(0.001)
-            before = answered_busy
+            answers_reach(lambda: answered_busy, 50)  # back to back
             patient.sock.settimeout(5)  # starved, it would wait until the busy one stops
             assert ask(patient).isdigit()
-            assert answered_busy > before  # answered while the busy one went on
+            # and the busy one, which never stopped asking, is served on
+            answers_reach(lambda: answered_busy, answered_busy + 50)
         finally:
             stop.set()
             asker.join(timeout=10)
             busy.close()
             patient.close()
+
+
+def answers_reach(answered: Callable[[], int], count: int) -> None:
+    deadline = time.monotonic() + 10
+    while answered() < count:
+        assert time.monotonic() < deadline, "the busy client was not served"
+        time.sleep(0.001)
