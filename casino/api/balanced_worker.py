@@ -18,9 +18,9 @@ wagers, deal), so here the thread that answered waits up to ``LINGER_SECONDS`` f
 and serves it at once, unless another connection's request is already queued for a
 thread. That saves the poller's and the thread pool's work (system calls and thread
 switches) on most requests. Measured with ``bench/http_load.py`` at 4 clients, six
-runs alternating with the stock behaviour: GET /healthz 19% faster (median), and
-gunicorn's CPU per round, taken relative to Postgres's in the same run (the machine's
-speed drifts), 6% lower. The price: a request arriving on another connection while
+runs alternating with the stock behaviour: GET /healthz 18% faster (median of the
+pairs), and gunicorn's CPU per round, taken relative to Postgres's in the same run
+(the machine's speed drifts), 6% lower. The price: a request arriving on another connection while
 every thread lingers waits up to those 2 ms, plus one request of the lingering
 connection when its next one comes within them (the queue is checked before each
 wait, not during it).
