@@ -312,7 +312,7 @@ def main() -> None:
     parser.add_argument("--clients", default="1,4,16")
     parser.add_argument(
         "--workers", type=int, default=gunicorn_config.workers,
-        help="gunicorn worker processes (default: as deployed, one per core)",
+        help="gunicorn worker processes (default: as deployed, two per core, at most 4)",
     )  # fmt: skip
     parser.add_argument(
         "--threads", type=int, default=gunicorn_config.threads,

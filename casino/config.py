@@ -66,6 +66,8 @@ def _gaming_day_from_environment() -> GamingDayRule:
 
 
 def default_web_workers() -> int:
-    """gunicorn workers (two threads each): one per core, at most 4, since each keeps a
-    pool of ``pool_size`` connections and a Postgres allows 100 by default."""
-    return min(os.cpu_count() or 2, 4)
+    """gunicorn workers (two threads each): two per core, so that a table system's
+    connection has a worker (and its interpreter lock) to itself while there are few
+    (casino/api/balanced_worker.py); at most 4, since each keeps a pool of ``pool_size``
+    connections and a Postgres allows 100 by default."""
+    return min(2 * (os.cpu_count() or 1), 4)

@@ -4,11 +4,15 @@ Table systems hold one kept-alive connection each, for hours. With the stock wor
 whichever worker wakes first accepts a new connection, and a burst of them often lands
 on one worker: measured with 2 workers x 2 threads and 4 tables (``bench/http_load.py``),
 a run with all four on one worker played 118 rounds/s on one core, a run with two on
-each 184 rounds/s on both. Here a worker that already holds a connection per thread
-stops accepting for ``BACK_OFF_SECONDS``, so that a sibling with a free thread takes
-the next connection; if none has (every worker is as full), the connection is accepted
-after that pause, as before. The price: while every worker is full, a new connection
-(a reconnecting client, a health check) waits those 10 ms once.
+each 184 rounds/s on both. Here a worker that already holds a connection stops
+accepting for ``BACK_OFF_SECONDS``, so that a sibling holding none takes the next one;
+if none does (every worker holds one), the connection is accepted after that pause, as
+before. So every worker serves one table system before any serves two: connections in
+one worker share its interpreter lock, and the cores then sit idle more
+(``bench/http_load.py`` at 4 clients, six runs of 4 workers x 2 threads alternating
+with 2 x 2 spread two per worker: 93-96% of the cores busy against 84-91%, median 167
+rounds/s against 160). The price: while every worker holds a connection, a new one (a
+reconnecting client, a health check) waits those 10 ms once.
 
 And a thread stays with its connection for the next request. The stock worker hands a
 kept-alive connection back to its main thread after every answer: the socket goes back
@@ -61,8 +65,8 @@ if _MISSING:
 
 
 class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no types
-    """``gthread``, but full workers let a sibling with room accept first, and a thread
-    serves its connection's next request itself when it comes at once."""
+    """``gthread``, but a worker with a connection lets an idle sibling accept first, and
+    a thread serves its connection's next request itself when it comes at once."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._back_off_until = 0.0
@@ -89,7 +93,7 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
 
     def accept(self, listener: Any) -> None:
         now = time.monotonic()
-        if self.nr_conns >= self.cfg.threads and now >= self._accept_anyway_until:
+        if self.nr_conns >= 1 and now >= self._accept_anyway_until:
             self._back_off_until = now + BACK_OFF_SECONDS
             self._accept_anyway_until = self._back_off_until + GRACE_SECONDS
             super().set_accept_enabled(False)

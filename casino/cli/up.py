@@ -40,7 +40,7 @@ def add_parser(commands: argparse._SubParsersAction[Parser]) -> None:
         "--web-workers",
         type=int,
         default=int(os.environ.get("CASINO_WEB_WORKERS") or default_web_workers()),
-        help="gunicorn workers, of two threads each (default: one per core, at most 4)",
+        help="gunicorn workers, of two threads each (default: two per core, at most 4)",
     )
     up.set_defaults(run=run_up)
 

@@ -90,6 +90,13 @@ def test_a_burst_of_connections_is_spread_one_per_thread(attempt: int) -> None:
     assert sorted(served.values()) == [2, 2]
 
 
+@pytest.mark.parametrize("attempt", range(3))
+def test_every_worker_takes_a_connection_before_any_takes_a_second(attempt: int) -> None:
+    with gunicorn(workers=4, threads=2) as port:
+        served = pids_serving(port, clients=4)
+    assert sorted(served.values()) == [1, 1, 1, 1]
+
+
 def test_connections_beyond_every_thread_are_still_accepted() -> None:
     with gunicorn(workers=2, threads=2) as port:
         served = pids_serving(port, clients=7)
