@@ -24,10 +24,10 @@ thread. That saves the poller's and the thread pool's work (system calls and thr
 switches) on most requests. Measured with ``bench/http_load.py`` at 4 clients, six
 runs alternating with the stock behaviour: GET /healthz 18% faster (median of the
 pairs), and gunicorn's CPU per round, taken relative to Postgres's in the same run
-(the machine's speed drifts), 6% lower. The price: a request arriving on another connection while
-every thread lingers waits up to those 2 ms, plus one request of the lingering
-connection when its next one comes within them (the queue is checked before each
-wait, not during it).
+(the machine's speed drifts), 6% lower. The price: a request arriving on another
+connection while every thread lingers waits up to those 2 ms, plus one request of the
+lingering connection when its next one comes within them (the queue is checked before
+each wait, not during it).
 """
 
 from __future__ import annotations

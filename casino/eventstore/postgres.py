@@ -22,9 +22,8 @@ One round trip per command: a unit of work is sent as one call of ``events_commi
 (idempotency record, version checks, inserts), behind its read-model statements in the
 same exchange when it has any (``batch.run_batch``, alone or not: all sent in one
 flush; psycopg's pipeline, which sends them one by one, only for a caller's own
-transaction). The
-hashes are computed here, which needs the hash of each stream's head; it comes from a
-cache of the heads this store has read or written.
+transaction). The hashes are computed here, which needs the hash of each stream's
+head; it comes from a cache of the heads this store has read or written.
 A (stream, version) pair names one event forever, so a cached head is never wrong, only
 possibly old: the database checks it under the lock, and the store retries once with
 heads read from the database when it was not the head.

@@ -111,9 +111,7 @@ AHEAD = 16  # requests a pipelining client keeps waiting: however slow it is to 
 def read_answer(sock: socket.socket, buffer: bytearray) -> bytes:
     """One HTTP/1.1 answer's body off ``sock`` (``buffer`` keeps what came after it)."""
     while b"\r\n\r\n" not in buffer:
-        chunk = sock.recv(65536)
-        assert chunk, "the server closed the connection"
-        buffer += chunk
+        read_more(sock, buffer)
     head, _, _ = bytes(buffer).partition(b"\r\n\r\n")
     length = next(
         int(line.split(b":", 1)[1])
@@ -122,12 +120,16 @@ def read_answer(sock: socket.socket, buffer: bytearray) -> bytes:
     )
     end = len(head) + 4 + length
     while len(buffer) < end:
-        chunk = sock.recv(65536)
-        assert chunk, "the server closed the connection"
-        buffer += chunk
+        read_more(sock, buffer)
     body = bytes(buffer[len(head) + 4 : end])
     del buffer[:end]
     return body
+
+
+def read_more(sock: socket.socket, buffer: bytearray) -> None:
+    chunk = sock.recv(65536)
+    assert chunk, "the server closed the connection"
+    buffer += chunk
 
 
 def test_a_connection_that_keeps_asking_leaves_its_thread_to_another() -> None:
