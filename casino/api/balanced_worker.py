@@ -4,15 +4,18 @@ Table systems hold one kept-alive connection each, for hours. With the stock wor
 whichever worker wakes first accepts a new connection, and a burst of them often lands
 on one worker: measured with 2 workers x 2 threads and 4 tables (``bench/http_load.py``),
 a run with all four on one worker played 118 rounds/s on one core, a run with two on
-each 184 rounds/s on both. Here a worker that already holds a connection stops
-accepting for ``BACK_OFF_SECONDS``, so that a sibling holding none takes the next one;
-if none does (every worker holds one), the connection is accepted after that pause, as
-before. So every worker serves one table system before any serves two: connections in
-one worker share its interpreter lock, and the cores then sit idle more
-(``bench/http_load.py`` at 4 clients, six runs of 4 workers x 2 threads alternating
-with 2 x 2 spread two per worker: 93-96% of the cores busy against 84-91%, median 167
-rounds/s against 160). The price: while every worker holds a connection, a new one (a
-reconnecting client, a health check) waits those 10 ms once.
+each 184 rounds/s on both. Here every worker publishes how many connections it holds
+(``worker_roster.py``), and a worker that holds more than a sibling does not accept:
+it looks again every ``RECHECK_SECONDS`` while the sibling takes the connection. So
+every worker serves one table system before any serves two: connections in one worker
+share its interpreter lock, and the cores then sit idle more (``bench/http_load.py`` at
+4 clients, six runs of 4 workers x 2 threads alternating with 2 x 2 spread two per
+worker: 93-96% of the cores busy against 84-91%, median 167 rounds/s against 160).
+Workers holding equally many accept at once, as gthread does. A sibling that has not
+taken the connection within ``MAX_DEFER_SECONDS`` (stuck, or starved of CPU) loses it
+to the next worker that looks: a new connection waits that long at worst. A timed
+back-off alone (the first version here) was not enough: on a loaded machine a sibling
+missed its turn and one worker took three of four connections.
 
 And a thread stays with its connection for the next request. The stock worker hands a
 kept-alive connection back to its main thread after every answer: the socket goes back
@@ -39,10 +42,12 @@ from typing import Any
 
 from gunicorn.workers.gthread import ThreadWorker
 
-BACK_OFF_SECONDS = 0.01
-# Right after a back-off, a connection still waiting is one no sibling had room for: the
-# first accepted within this time is taken however full the worker is.
-GRACE_SECONDS = 0.005
+from casino.api.worker_roster import WorkerRoster
+
+# How often a worker holding more connections than a sibling looks again.
+RECHECK_SECONDS = 0.005
+# How long it leaves a waiting connection to that sibling at most.
+MAX_DEFER_SECONDS = 0.1
 # How long a thread that answered waits for its connection's next request.
 LINGER_SECONDS = 0.002
 
@@ -57,11 +62,15 @@ _MISSING = [
         "wait_for_and_dispatch_events",
         "enqueue_req",
         "handle",
+        "init_process",
     )
     if not callable(getattr(ThreadWorker, name, None))
 ]
 if _MISSING:
     raise ImportError(f"gunicorn's ThreadWorker has no {', '.join(_MISSING)}")
+
+# Made where the worker class is loaded: in the arbiter, before it forks the workers.
+_ROSTER = WorkerRoster()
 
 
 class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no types
@@ -69,11 +78,30 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
     a thread serves its connection's next request itself when it comes at once."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._held = 0
         self._back_off_until = 0.0
-        self._accept_anyway_until = 0.0
+        self._deferring_since: float | None = None
+        self._last_deferral = 0.0
         self._queued = 0  # requests handed to the thread pool that no thread took yet
         self._queued_lock = threading.Lock()
         super().__init__(*args, **kwargs)
+
+    @property
+    def nr_conns(self) -> int:
+        """The connections this worker holds (gthread counts them; siblings read them)."""
+        return self._held
+
+    @nr_conns.setter
+    def nr_conns(self, held: int) -> None:
+        self._held = held
+        _ROSTER.publish(held)
+
+    def init_process(self) -> None:
+        _ROSTER.join()
+        try:
+            super().init_process()  # runs the worker until it stops
+        finally:
+            _ROSTER.leave()
 
     def enqueue_req(self, conn: Any) -> None:
         with self._queued_lock:
@@ -93,23 +121,34 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
 
     def accept(self, listener: Any) -> None:
         now = time.monotonic()
-        if self.nr_conns >= 1 and now >= self._accept_anyway_until:
-            self._back_off_until = now + BACK_OFF_SECONDS
-            self._accept_anyway_until = self._back_off_until + GRACE_SECONDS
+        fewest = _ROSTER.fewest_elsewhere()
+        if fewest is not None and fewest < self.nr_conns and not self._deferred_enough(now):
+            self._back_off_until = now + RECHECK_SECONDS
             super().set_accept_enabled(False)
             return
-        self._accept_anyway_until = 0.0  # one connection per back-off
+        self._deferring_since = None
         super().accept(listener)
+
+    def _deferred_enough(self, now: float) -> bool:
+        """Whether this worker has left waiting connections to its siblings for
+        ``MAX_DEFER_SECONDS`` on end. It looks every ``RECHECK_SECONDS`` while one
+        waits; a longer pause means a sibling took it, and the count starts afresh."""
+        if self._deferring_since is None or now - self._last_deferral > 4 * RECHECK_SECONDS:
+            self._deferring_since = now
+        self._last_deferral = now
+        return now - self._deferring_since >= MAX_DEFER_SECONDS
 
     def set_accept_enabled(self, enabled: bool) -> None:
         # The worker's loop enables accepting again whenever it has room for more
-        # connections; not while backing off.
+        # connections; not before it is time to look at its siblings again.
         if enabled and time.monotonic() < self._back_off_until:
             return
         super().set_accept_enabled(enabled)
 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
-        # Wake when the back-off ends, not only at the next event or second.
+        if not self.alive:  # stopping (a signal, or --max-requests): accepting no more,
+            _ROSTER.leave()  # so siblings must not leave connections to it
+        # Wake when it is time to look again, not only at the next event or second.
         remaining = self._back_off_until - time.monotonic()
         if remaining > 0:
             timeout = min(timeout, remaining)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import http.client
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -12,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -23,8 +26,13 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 WORKER = "casino.api.balanced_worker.BalancedThreadWorker"
 
 
+class Server(NamedTuple):
+    port: int
+    worker_pids: frozenset[str]
+
+
 @contextmanager
-def gunicorn(workers: int, threads: int) -> Iterator[int]:
+def gunicorn(workers: int, threads: int) -> Iterator[Server]:
     port = _free_port()
     command = [
         sys.executable, "-m", "gunicorn", "tests.e2e.pid_app:app", "-k", WORKER,
@@ -45,8 +53,10 @@ def gunicorn(workers: int, threads: int) -> Iterator[int]:
         while established_on(port):  # and every probe's connection let go again
             assert time.monotonic() < deadline, "gunicorn kept a closed connection"
             time.sleep(0.01)
-        yield port
+        yield Server(port, frozenset(served))
     finally:
+        for pid in served:  # none left stopped by a test
+            os.kill(int(pid), signal.SIGCONT)
         process.terminate()
         process.wait(timeout=15)
 
@@ -85,23 +95,63 @@ def pids_serving(port: int, clients: int) -> Counter[str]:
 
 @pytest.mark.parametrize("attempt", range(5))
 def test_a_burst_of_connections_is_spread_one_per_thread(attempt: int) -> None:
-    with gunicorn(workers=2, threads=2) as port:
-        served = pids_serving(port, clients=4)
+    with gunicorn(workers=2, threads=2) as server:
+        served = pids_serving(server.port, clients=4)
     assert sorted(served.values()) == [2, 2]
 
 
 @pytest.mark.parametrize("attempt", range(3))
 def test_every_worker_takes_a_connection_before_any_takes_a_second(attempt: int) -> None:
-    with gunicorn(workers=4, threads=2) as port:
-        served = pids_serving(port, clients=4)
+    with gunicorn(workers=4, threads=2) as server:
+        served = pids_serving(server.port, clients=4)
     assert sorted(served.values()) == [1, 1, 1, 1]
 
 
 def test_connections_beyond_every_thread_are_still_accepted() -> None:
-    with gunicorn(workers=2, threads=2) as port:
-        served = pids_serving(port, clients=7)
-    assert sum(served.values()) == 7
-    assert len(served) == 2 and min(served.values()) >= 2
+    with gunicorn(workers=2, threads=2) as server:
+        served = pids_serving(server.port, clients=7)
+    assert sorted(served.values()) == [3, 4]
+
+
+def test_a_sibling_late_to_its_turn_still_takes_the_connection() -> None:
+    """The worker holding fewer connections takes the next one even when it wakes
+    late: on a loaded machine it may not run for a while (a timed back-off of 10 ms
+    let the busier worker take three of four connections)."""
+    with gunicorn(workers=2, threads=2) as server:
+        first = new_connection(server.port)
+        holder = ask(first)
+        (idle,) = server.worker_pids - {holder}
+        os.kill(int(idle), signal.SIGSTOP)  # the machine's load, made certain
+        try:
+            second = new_connection(server.port)
+            second.request("GET", "/")
+            time.sleep(0.03)  # the idle worker misses 30 ms: thrice the old back-off
+        finally:
+            os.kill(int(idle), signal.SIGCONT)
+        response = second.getresponse()
+        assert response.read().decode() == idle
+        first.close()
+        second.close()
+
+
+def test_a_stuck_sibling_does_not_keep_a_connection_waiting() -> None:
+    """A sibling that does not take its turn at all (stopped here) loses the
+    connection to the busier worker after at most MAX_DEFER_SECONDS."""
+    with gunicorn(workers=2, threads=2) as server:
+        first = new_connection(server.port)
+        holder = ask(first)
+        (idle,) = server.worker_pids - {holder}
+        os.kill(int(idle), signal.SIGSTOP)
+        try:
+            second = new_connection(server.port)
+            asked = time.monotonic()
+            assert ask(second) == holder  # answered while the idle worker is stopped
+            waited = time.monotonic() - asked
+        finally:
+            os.kill(int(idle), signal.SIGCONT)
+        assert waited < 2  # MAX_DEFER_SECONDS, and the machine's load
+        first.close()
+        second.close()
 
 
 REQUEST = b"GET / HTTP/1.1\r\nHost: test\r\n\r\n"
@@ -136,7 +186,8 @@ def test_a_connection_that_keeps_asking_leaves_its_thread_to_another() -> None:
     """A thread serves its connection's next request itself when it is already there,
     but not while another connection's request waits: with one thread, a client that
     always has its next request waiting (pipelined) must not starve a second client."""
-    with gunicorn(workers=1, threads=1) as port:
+    with gunicorn(workers=1, threads=1) as server:
+        port = server.port
         busy = socket.create_connection(("127.0.0.1", port), timeout=10)
         # Connected only once busy is served back to back, and asking at once: a
         # connection that sat idle would hold the one thread itself (gunicorn waits up
