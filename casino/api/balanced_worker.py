@@ -11,11 +11,14 @@ every worker serves one table system before any serves two: connections in one w
 share its interpreter lock, and the cores then sit idle more (``bench/http_load.py`` at
 4 clients, six runs of 4 workers x 2 threads alternating with 2 x 2 spread two per
 worker: 93-96% of the cores busy against 84-91%, median 167 rounds/s against 160).
-Workers holding equally many accept at once, as gthread does. A sibling that has not
-taken the connection within ``MAX_DEFER_SECONDS`` (stuck, or starved of CPU) loses it
-to the next worker that looks: a new connection waits that long at worst. A timed
-back-off alone (the first version here) was not enough: on a loaded machine a sibling
-missed its turn and one worker took three of four connections.
+Workers holding equally many accept at once, as gthread does. A worker counts for its
+siblings from when its application is loaded until it starts to stop. Once the busier
+worker has left waiting connections to a sibling for ``MAX_DEFER_SECONDS`` (the sibling
+stuck, or starved of CPU), it takes every one waiting until none is. So a new
+connection waits that long at worst, plus however long the busier worker's own
+requests keep its main thread from looking (measured: about 0.5 s with four threads
+burning CPU). A timed back-off alone (the first version here) was not enough: on a
+loaded machine a sibling missed its turn and one worker took three of four connections.
 
 And a thread stays with its connection for the next request. The stock worker hands a
 kept-alive connection back to its main thread after every answer: the socket goes back
@@ -42,11 +45,11 @@ from typing import Any
 
 from gunicorn.workers.gthread import ThreadWorker
 
-from casino.api.worker_roster import WorkerRoster
+from casino.api.worker_roster import Deferral, WorkerRoster
 
 # How often a worker holding more connections than a sibling looks again.
 RECHECK_SECONDS = 0.005
-# How long it leaves a waiting connection to that sibling at most.
+# How long it leaves waiting connections to that sibling at most.
 MAX_DEFER_SECONDS = 0.1
 # How long a thread that answered waits for its connection's next request.
 LINGER_SECONDS = 0.002
@@ -62,7 +65,7 @@ _MISSING = [
         "wait_for_and_dispatch_events",
         "enqueue_req",
         "handle",
-        "init_process",
+        "run",
     )
     if not callable(getattr(ThreadWorker, name, None))
 ]
@@ -79,12 +82,12 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._held = 0
+        self._deferral = Deferral(MAX_DEFER_SECONDS)
         self._back_off_until = 0.0
-        self._deferring_since: float | None = None
-        self._last_deferral = 0.0
         self._queued = 0  # requests handed to the thread pool that no thread took yet
         self._queued_lock = threading.Lock()
         super().__init__(*args, **kwargs)
+        self._slot = _ROSTER.assign(self)  # in the arbiter, before it forks this worker
 
     @property
     def nr_conns(self) -> int:
@@ -96,10 +99,12 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
         self._held = held
         _ROSTER.publish(held)
 
-    def init_process(self) -> None:
-        _ROSTER.join()
+    def run(self) -> None:
+        # The application is loaded: from now on siblings may leave connections to it.
+        if self._slot is not None:
+            _ROSTER.enter(self._slot, self.nr_conns)
         try:
-            super().init_process()  # runs the worker until it stops
+            super().run()
         finally:
             _ROSTER.leave()
 
@@ -122,27 +127,23 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
     def accept(self, listener: Any) -> None:
         now = time.monotonic()
         fewest = _ROSTER.fewest_elsewhere()
-        if fewest is not None and fewest < self.nr_conns and not self._deferred_enough(now):
+        if fewest is not None and fewest < self.nr_conns and self._deferral.leave_to_sibling(now):
             self._back_off_until = now + RECHECK_SECONDS
             super().set_accept_enabled(False)
             return
-        self._deferring_since = None
         super().accept(listener)
-
-    def _deferred_enough(self, now: float) -> bool:
-        """Whether this worker has left waiting connections to its siblings for
-        ``MAX_DEFER_SECONDS`` on end. It looks every ``RECHECK_SECONDS`` while one
-        waits; a longer pause means a sibling took it, and the count starts afresh."""
-        if self._deferring_since is None or now - self._last_deferral > 4 * RECHECK_SECONDS:
-            self._deferring_since = now
-        self._last_deferral = now
-        return now - self._deferring_since >= MAX_DEFER_SECONDS
+        if self._deferral.running and not _connection_waiting(self.sockets):
+            self._deferral.none_waiting()  # took the last one left too long
 
     def set_accept_enabled(self, enabled: bool) -> None:
         # The worker's loop enables accepting again whenever it has room for more
         # connections; not before it is time to look at its siblings again.
-        if enabled and time.monotonic() < self._back_off_until:
-            return
+        if enabled and self._back_off_until:
+            if time.monotonic() < self._back_off_until:
+                return
+            self._back_off_until = 0.0
+            if not _connection_waiting(self.sockets):  # a sibling took what was left
+                self._deferral.none_waiting()
         super().set_accept_enabled(enabled)
 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
@@ -153,6 +154,13 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
         if remaining > 0:
             timeout = min(timeout, remaining)
         super().wait_for_and_dispatch_events(timeout)
+
+
+def _connection_waiting(listeners: list[Any]) -> bool:
+    poller = select.poll()
+    for listener in listeners:
+        poller.register(listener, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def _next_request_came(conn: Any) -> bool:

@@ -1,69 +1,101 @@
 """How many connections each gunicorn worker holds, in memory its siblings share.
 
-Made in the arbiter (when it loads the worker class), before it forks the workers: the
-cells are an anonymous shared mapping, so every worker reads what every other one
-writes. A worker takes a slot when it starts and gives it back when it stops; a slot
-whose process has gone (killed, crashed) is taken again by the next worker to start,
-and is never read as a sibling meanwhile. The counts are read without the lock: a
+The roster is made in the arbiter (when it loads the worker class), before it forks any
+worker: its cells are an anonymous shared mapping, so every worker reads what every
+other one writes. The arbiter, which makes every worker object before forking it and
+runs single-threaded, gives each a slot (``assign``): no lock, so nothing a killed
+process could leave locked. A worker enters its slot once its application is loaded
+and it is about to accept (``enter``), and leaves it when it stops, so siblings never
+wait for one that cannot accept yet or any more. A slot counts only while its process
+is a live child of the arbiter: a worker killed before it left, or its pid taken by an
+unrelated process since, is never read as a sibling. Counts are read without a lock: a
 worker deciding whether to accept needs them about right, not exactly now.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import mmap
 import os
+from pathlib import Path
+from typing import Protocol
 
-SLOTS = 64  # workers beyond this many start without a slot: they accept as gthread does
+SLOTS = 64  # workers beyond this many run without a slot: they accept as gthread does
+_CELL = 8  # bytes of one signed 64-bit cell; a slot is two: pid, connections
+
+
+class Worker(Protocol):
+    pid: object  # gunicorn's arbiter sets the child's pid once it has forked it
 
 
 class WorkerRoster:
     def __init__(self, slots: int = SLOTS) -> None:
         self._slots = slots
-        self._claim_lock = multiprocessing.Lock()
-        self._pids = multiprocessing.RawArray("q", slots)
-        self._connections = multiprocessing.RawArray("q", slots)
-        self._mine: int | None = None
+        self._cells = memoryview(mmap.mmap(-1, 2 * _CELL * slots)).cast("q")
+        self._arbiter = os.getpid()
+        self._given: dict[int, Worker] = {}  # in the arbiter: slot -> the worker given it
+        self._mine: int | None = None  # in a worker: its slot, once entered
 
-    def join(self) -> bool:
-        """Take a free slot for this process; False when every slot is taken."""
-        pid = os.getpid()
-        with self._claim_lock:
-            for slot in range(self._slots):
-                holder = self._pids[slot]
-                if holder in (0, pid) or not _alive(holder):
-                    self._connections[slot] = 0
-                    self._pids[slot] = pid
-                    self._mine = slot
-                    return True
-        return False
+    def assign(self, worker: Worker) -> int | None:
+        """In the arbiter, before forking ``worker``: a slot no live worker was given,
+        emptied; None when every slot is held."""
+        for slot in range(self._slots):
+            holder = self._given.get(slot)
+            if holder is None or not self._is_worker(getattr(holder, "pid", None)):
+                self._given[slot] = worker
+                self._cells[2 * slot] = 0
+                self._cells[2 * slot + 1] = 0
+                return slot
+        return None
+
+    def enter(self, slot: int, connections: int) -> None:
+        """In the worker, ready to accept: siblings count it from now on."""
+        self._mine = slot
+        self._cells[2 * slot + 1] = connections
+        self._cells[2 * slot] = os.getpid()
 
     def leave(self) -> None:
-        """Give the slot back."""
-        if self._mine is not None:
-            self._pids[self._mine] = 0
+        mine = self._mine
+        if mine is not None:
             self._mine = None
+            self._cells[2 * mine] = 0
 
     def publish(self, connections: int) -> None:
-        if self._mine is not None:
-            self._connections[self._mine] = connections
+        mine = self._mine
+        if mine is not None:
+            self._cells[2 * mine + 1] = connections
 
     def fewest_elsewhere(self) -> int | None:
-        """The fewest connections a live sibling holds; None when there is none."""
+        """The fewest connections a sibling holds; None when there is none (or this
+        worker has no slot, and so accepts as gthread does)."""
         if self._mine is None:
             return None
-        pid = os.getpid()
+        me = os.getpid()
         fewest: int | None = None
         for slot in range(self._slots):
-            holder = self._pids[slot]
-            if holder in (0, pid) or not _alive(holder):
+            pid = self._cells[2 * slot]
+            if pid in (0, me) or not self._is_worker(pid):
                 continue
-            held = self._connections[slot]
+            held = self._cells[2 * slot + 1]
             if fewest is None or held < fewest:
                 fewest = held
         return fewest
 
+    def _is_worker(self, pid: object) -> bool:
+        """Whether ``pid`` is a live (not yet dead) child of the arbiter."""
+        if not isinstance(pid, int) or pid <= 0:
+            return False  # a worker object never forked
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+        except FileNotFoundError:
+            return False
+        except OSError:  # no /proc here: existence is the best there is
+            return _exists(pid)
+        # "pid (command) state ppid ...": the command may hold spaces and parentheses
+        state, parent = stat[stat.rindex(b")") + 2 :].split(b" ", 2)[:2]
+        return state not in (b"Z", b"X") and int(parent) == self._arbiter
 
-def _alive(pid: int) -> bool:
+
+def _exists(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -71,3 +103,34 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+class Deferral:
+    """When a worker that would rather leave waiting connections to a sibling stops
+    leaving them: ``limit`` seconds after it first left one that is still waiting.
+
+    Kept apart from the worker's loop so that its rules are tested alone: the time runs
+    from the first connection left, however far apart the worker looks again (a worker
+    whose own requests hold the interpreter may look every 50 ms), and once it has run
+    out the worker takes every waiting connection, until it finds none waiting.
+    """
+
+    def __init__(self, limit: float) -> None:
+        self._limit = limit
+        self._since: float | None = None
+
+    def leave_to_sibling(self, now: float) -> bool:
+        """For a waiting connection a sibling with fewer should take: whether to leave
+        it (True), or take it, since it or those before it have waited long enough."""
+        if self._since is None:
+            self._since = now
+        return now - self._since < self._limit
+
+    @property
+    def running(self) -> bool:
+        """Whether connections were left to a sibling since none were last waiting."""
+        return self._since is not None
+
+    def none_waiting(self) -> None:
+        """The worker listened and no connection was waiting: the next starts afresh."""
+        self._since = None
