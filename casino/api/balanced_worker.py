@@ -87,7 +87,9 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
         self._queued = 0  # requests handed to the thread pool that no thread took yet
         self._queued_lock = threading.Lock()
         super().__init__(*args, **kwargs)
-        self._slot = _ROSTER.assign(self)  # in the arbiter, before it forks this worker
+        # In the arbiter, before it forks this worker. With --reuse-port every worker
+        # listens on a socket of its own: a connection left to a sibling would only wait.
+        self._slot = None if self.cfg.reuse_port else _ROSTER.assign(self)
 
     @property
     def nr_conns(self) -> int:
@@ -126,33 +128,34 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
 
     def accept(self, listener: Any) -> None:
         now = time.monotonic()
-        fewest = _ROSTER.fewest_elsewhere()
-        if fewest is not None and fewest < self.nr_conns and self._deferral.leave_to_sibling(now):
+        if (
+            self.nr_conns  # holding none, it never holds more than a sibling
+            and _ROSTER.fewest_elsewhere(below=self.nr_conns) is not None
+            and self._deferral.leave_to_sibling(now)
+        ):
             self._back_off_until = now + RECHECK_SECONDS
             super().set_accept_enabled(False)
             return
         super().accept(listener)
-        if self._deferral.running and not _connection_waiting(self.sockets):
-            self._deferral.none_waiting()  # took the last one left too long
 
     def set_accept_enabled(self, enabled: bool) -> None:
         # The worker's loop enables accepting again whenever it has room for more
         # connections; not before it is time to look at its siblings again.
-        if enabled and self._back_off_until:
-            if time.monotonic() < self._back_off_until:
-                return
-            self._back_off_until = 0.0
-            if not _connection_waiting(self.sockets):  # a sibling took what was left
-                self._deferral.none_waiting()
+        if enabled and time.monotonic() < self._back_off_until:
+            return
         super().set_accept_enabled(enabled)
 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
         if not self.alive:  # stopping (a signal, or --max-requests): accepting no more,
             _ROSTER.leave()  # so siblings must not leave connections to it
-        # Wake when it is time to look again, not only at the next event or second.
         remaining = self._back_off_until - time.monotonic()
-        if remaining > 0:
+        if remaining > 0:  # wake when it is time to look again, not only at an event
             timeout = min(timeout, remaining)
+        elif self._deferral.running:
+            if _connection_waiting(self.sockets):  # about to be accepted, or taken by
+                timeout = min(timeout, RECHECK_SECONDS)  # a sibling unseen: look again
+            else:  # a sibling took what was left, or this worker took the last one
+                self._deferral.none_waiting()
         super().wait_for_and_dispatch_events(timeout)
 
 

@@ -38,14 +38,19 @@ class WorkerRoster:
     def assign(self, worker: Worker) -> int | None:
         """In the arbiter, before forking ``worker``: a slot no live worker was given,
         emptied; None when every slot is held."""
+        given: int | None = None
         for slot in range(self._slots):
             holder = self._given.get(slot)
-            if holder is None or not self._is_worker(getattr(holder, "pid", None)):
-                self._given[slot] = worker
-                self._cells[2 * slot] = 0
-                self._cells[2 * slot + 1] = 0
-                return slot
-        return None
+            if holder is not None and self._is_worker(getattr(holder, "pid", None)):
+                continue
+            self._cells[2 * slot] = 0  # every slot of a worker gone is emptied: its pid
+            self._given.pop(slot, None)  # could come back as another child's
+            if given is None:
+                given = slot
+        if given is not None:
+            self._given[given] = worker
+            self._cells[2 * given + 1] = 0
+        return given
 
     def enter(self, slot: int, connections: int) -> None:
         """In the worker, ready to accept: siblings count it from now on."""
@@ -64,35 +69,39 @@ class WorkerRoster:
         if mine is not None:
             self._cells[2 * mine + 1] = connections
 
-    def fewest_elsewhere(self) -> int | None:
-        """The fewest connections a sibling holds; None when there is none (or this
-        worker has no slot, and so accepts as gthread does)."""
+    def fewest_elsewhere(self, below: int | None = None) -> int | None:
+        """The fewest connections a sibling holds (of those holding fewer than
+        ``below``); None when there is none, or this worker has no slot (and so
+        accepts as gthread does)."""
         if self._mine is None:
             return None
         me = os.getpid()
-        fewest: int | None = None
+        fewest = below
         for slot in range(self._slots):
             pid = self._cells[2 * slot]
-            if pid in (0, me) or not self._is_worker(pid):
-                continue
             held = self._cells[2 * slot + 1]
-            if fewest is None or held < fewest:
+            if pid in (0, me) or (fewest is not None and held >= fewest):
+                continue
+            if self._is_worker(pid):  # a file read: only for a slot that would count
                 fewest = held
-        return fewest
+        return None if fewest == below else fewest
 
     def _is_worker(self, pid: object) -> bool:
         """Whether ``pid`` is a live (not yet dead) child of the arbiter."""
         if not isinstance(pid, int) or pid <= 0:
             return False  # a worker object never forked
+        if not _PROC:  # existence is the best there is
+            return _exists(pid)
         try:
             stat = Path(f"/proc/{pid}/stat").read_bytes()
-        except FileNotFoundError:
+        except OSError:  # gone, or going
             return False
-        except OSError:  # no /proc here: existence is the best there is
-            return _exists(pid)
         # "pid (command) state ppid ...": the command may hold spaces and parentheses
         state, parent = stat[stat.rindex(b")") + 2 :].split(b" ", 2)[:2]
         return state not in (b"Z", b"X") and int(parent) == self._arbiter
+
+
+_PROC = Path("/proc/self/stat").exists()  # Linux; elsewhere a pid is all there is
 
 
 def _exists(pid: int) -> bool:

@@ -11,7 +11,9 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 import pytest
+from gunicorn.config import Config
 
+from casino.api.balanced_worker import BalancedThreadWorker
 from casino.api.worker_roster import Deferral, WorkerRoster
 
 FORK = multiprocessing.get_context("fork")
@@ -39,7 +41,7 @@ def _obey(roster: WorkerRoster, slot: int | None, orders: Connection) -> None:
         elif order == "leave":
             roster.leave()
         elif order == "fewest":
-            orders.send(roster.fewest_elsewhere())
+            orders.send(roster.fewest_elsewhere(*arguments))
             continue
         elif order == "spawn":  # a child of this worker, in a slot of its own: no sibling
             strangers.append(Sibling(roster, arguments[0], connections=0))
@@ -101,6 +103,8 @@ def test_each_worker_reads_the_fewest_connections_its_siblings_hold(
     assert [sibling.tell("fewest") for sibling in siblings] == [2, 2, 3]
     siblings[2].tell("publish", 7)
     assert [sibling.tell("fewest") for sibling in siblings] == [3, 5, 3]
+    # only those holding fewer than a bound: what a worker holding that many asks
+    assert [siblings[0].tell("fewest", below) for below in (8, 7, 4, 3)] == [3, 3, 3, None]
 
 
 def test_a_worker_counts_only_from_when_it_enters_until_it_leaves(
@@ -174,3 +178,15 @@ def test_once_none_are_waiting_the_next_connection_starts_afresh() -> None:
     assert deferral.leave_to_sibling(5.0)
     assert deferral.leave_to_sibling(5.125)
     assert not deferral.leave_to_sibling(5.25)
+
+
+@pytest.mark.parametrize(("reuse_port", "balanced"), [(False, True), (True, False)])
+def test_with_a_socket_per_worker_no_worker_leaves_connections_to_another(
+    reuse_port: bool, balanced: bool
+) -> None:
+    """With --reuse-port the kernel hands each worker its own connections: one left to
+    a sibling would only wait. Such a worker takes no slot, and so accepts as gthread."""
+    config = Config()
+    config.set("reuse_port", reuse_port)
+    worker = BalancedThreadWorker(1, os.getpid(), [], None, 30, config, None)
+    assert (worker._slot is not None) is balanced
