@@ -152,24 +152,23 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
         if remaining > 0:  # wake when it is time to look again, not only at an event
             timeout = min(timeout, remaining)
         elif self._deferral.running:
-            if _connection_waiting(self.sockets):  # about to be accepted, or taken by
+            if _readable(self.sockets, 0):  # a connection about to be accepted, or taken by
                 timeout = min(timeout, RECHECK_SECONDS)  # a sibling unseen: look again
             else:  # a sibling took what was left, or this worker took the last one
                 self._deferral.none_waiting()
         super().wait_for_and_dispatch_events(timeout)
 
 
-def _connection_waiting(listeners: list[Any]) -> bool:
-    poller = select.poll()
-    for listener in listeners:
-        poller.register(listener, select.POLLIN)
-    return bool(poller.poll(0))
-
-
 def _next_request_came(conn: Any) -> bool:
     """Whether the connection's next request is here, or comes within the linger."""
     if conn.parser.unreader.buf.getvalue():  # read already, with the previous request
         return True
+    return _readable([conn.sock], LINGER_SECONDS)
+
+
+def _readable(sockets: list[Any], within_seconds: float) -> bool:
+    """Whether any of ``sockets`` has something to read now, or does within the time."""
     poller = select.poll()
-    poller.register(conn.sock, select.POLLIN)
-    return bool(poller.poll(LINGER_SECONDS * 1000))
+    for sock in sockets:
+        poller.register(sock, select.POLLIN)
+    return bool(poller.poll(within_seconds * 1000))

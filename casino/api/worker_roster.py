@@ -41,7 +41,7 @@ class WorkerRoster:
         given: int | None = None
         for slot in range(self._slots):
             holder = self._given.get(slot)
-            if holder is not None and self._is_worker(getattr(holder, "pid", None)):
+            if holder is not None and self._is_worker(holder.pid):
                 continue
             self._cells[2 * slot] = 0  # every slot of a worker gone is emptied: its pid
             self._given.pop(slot, None)  # could come back as another child's
@@ -92,16 +92,22 @@ class WorkerRoster:
             return False  # a worker object never forked
         if not _PROC:  # existence is the best there is
             return _exists(pid)
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_bytes()
-        except OSError:  # gone, or going
-            return False
-        # "pid (command) state ppid ...": the command may hold spaces and parentheses
-        state, parent = stat[stat.rindex(b")") + 2 :].split(b" ", 2)[:2]
-        return state not in (b"Z", b"X") and int(parent) == self._arbiter
+        return live_parent(pid) == self._arbiter
 
 
 _PROC = Path("/proc/self/stat").exists()  # Linux; elsewhere a pid is all there is
+
+
+def live_parent(pid: int) -> int | None:
+    """The parent of process ``pid`` while it lives (not a zombie); None once it has
+    ended, or is ending (Linux: from ``/proc/<pid>/stat``)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:  # gone, or going
+        return None
+    # "pid (command) state ppid ...": the command may hold spaces and parentheses
+    state, parent = stat[stat.rindex(b")") + 2 :].split(b" ", 2)[:2]
+    return None if state in (b"Z", b"X") else int(parent)
 
 
 def _exists(pid: int) -> bool:

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import pytest
 
+from casino.api.worker_roster import live_parent
 from tests.e2e.conftest import _free_port
 
 pytestmark = pytest.mark.e2e
@@ -72,15 +73,8 @@ def new_connection(port: int) -> http.client.HTTPConnection:
 
 def children_of(parent: int) -> set[int]:
     """The live processes whose parent is ``parent`` (Linux)."""
-    children = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_bytes().rsplit(b")", 1)[1].split()
-        except OSError:  # ended meanwhile
-            continue
-        if fields[0] != b"Z" and int(fields[1]) == parent:
-            children.add(int(stat.parent.name))
-    return children
+    pids = (int(folder.name) for folder in Path("/proc").glob("[0-9]*"))
+    return {pid for pid in pids if live_parent(pid) == parent}
 
 
 def established_on(port: int) -> int:
