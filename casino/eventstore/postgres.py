@@ -166,8 +166,8 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
     chain assumes it (or as the command read it, for a stream only read), and the events
     as parallel arrays (sql/0017_events_commit_arrays.sql, sql/0018_...read_streams.sql,
     sql/0019_..._heads_one_by_one.sql: which failing head is reported; 0020: any array shape;
-    0021: the same function over the log's domain-typed columns). Event data goes as the
-    canonical JSON already made for the hashes."""
+    0021: the same function over the log's domain-typed columns; 0022: without function
+    scans). Event data goes as the canonical JSON already made for the hashes."""
     record = uow.idempotency
     heads: dict[str, tuple[int, str | None]] = {}
     for batch in chained:

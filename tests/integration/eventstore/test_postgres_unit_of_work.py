@@ -189,6 +189,33 @@ def test_events_commit_refuses_a_stream_appended_to_without_its_heads_hash(
     assert nothing_written(pool, stream)
 
 
+@pytest.mark.parametrize(
+    "heads",
+    [
+        ["{%(read)s,%(appended)s}", "{0,0}", "{%(zero)s,NULL}"],  # not the first head
+        ["[0:1]={%(read)s,%(appended)s}", "{0,0}", "[0:1]={%(zero)s,NULL}"],  # from 0
+        ["{{%(read)s},{%(appended)s}}", "{{0},{0}}", "{{%(zero)s},{NULL}}"],  # two dims
+    ],
+)
+def test_events_commit_finds_a_missing_heads_hash_in_arrays_of_any_shape(
+    pool: ConnectionPool[Connection[Any]], heads: list[str]
+) -> None:
+    # The function looks for a head without a hash only when array_position finds a
+    # NULL, or cannot look (an array of more than one dimension): whatever the shape,
+    # the second head, appended to without its hash, is refused before the lock.
+    read, appended = new_stream(), new_stream()
+    names = {"read": read, "appended": appended, "zero": "0" * 64}
+    arguments = [
+        "test", appended, "fp", "{}", 201, *(head % names for head in heads),
+        f"{{{appended}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{names['zero']}}}",
+        f"{{{'a' * 64}}}",
+    ]  # fmt: skip
+    refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="has no hash")
+    with refused, pool.connection() as conn:
+        conn.execute(_COMMIT, arguments)
+    assert nothing_written(pool, appended) and nothing_written(pool, read)
+
+
 def test_events_commit_reports_a_stale_version_before_a_moved_hash(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
