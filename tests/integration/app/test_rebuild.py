@@ -78,4 +78,3 @@ def test_the_replay_reads_every_event_in_order_with_its_text_intact(
         ["odd-2", 1, "Odd", 1, {"text": odd[3]}, None],
         ["odd-2", 2, "Odd", 1, {"text": odd[4]}, None],
     ]
-
