@@ -7,7 +7,7 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -142,6 +142,16 @@ def nothing_written(pool: ConnectionPool[Connection[Any]], stream: str) -> bool:
         return events.fetchone() == (0,) and keys.fetchone() == (0,)
 
 
+def one_event(stream: str, heads: Sequence[str | None]) -> list[Any]:
+    """events_commit()'s arguments for event A as version 1 of ``stream``, with ``heads``
+    (stream ids, versions, hashes) as given; the idempotency key is the stream id."""
+    zero, digest = "0" * 64, "a" * 64
+    return [
+        "test", stream, "fp", "{}", 201, *heads,
+        f"{{{stream}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{zero}}}", f"{{{digest}}}",
+    ]  # fmt: skip
+
+
 def test_events_commit_refuses_arrays_that_do_not_line_up(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
@@ -178,14 +188,9 @@ def test_events_commit_refuses_a_stream_appended_to_without_its_heads_hash(
     # A head without a hash is a stream only read (its version alone is checked); the
     # chain of a stream appended to links onto its head's hash, so it must be given.
     stream = new_stream()
-    zero, digest = "0" * 64, "a" * 64
-    arguments = [
-        "test", stream, "fp", "{}", 201, f"{{{stream}}}", "{0}", "{NULL}",
-        f"{{{stream}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{zero}}}", f"{{{digest}}}",
-    ]  # fmt: skip
     refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="has no hash")
     with refused, pool.connection() as conn:
-        conn.execute(_COMMIT, arguments)
+        conn.execute(_COMMIT, one_event(stream, [f"{{{stream}}}", "{0}", "{NULL}"]))
     assert nothing_written(pool, stream)
 
 
@@ -205,11 +210,7 @@ def test_events_commit_finds_a_missing_heads_hash_in_arrays_of_any_shape(
     # the second head, appended to without its hash, is refused before the lock.
     read, appended = new_stream(), new_stream()
     names = {"read": read, "appended": appended, "zero": "0" * 64}
-    arguments = [
-        "test", appended, "fp", "{}", 201, *(head % names for head in heads),
-        f"{{{appended}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{names['zero']}}}",
-        f"{{{'a' * 64}}}",
-    ]  # fmt: skip
+    arguments = one_event(appended, [head % names for head in heads])
     refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="has no hash")
     with refused, pool.connection() as conn:
         conn.execute(_COMMIT, arguments)
@@ -355,16 +356,10 @@ def test_events_commit_refuses_events_whose_heads_are_missing(
 ) -> None:
     # With no head arrays at all, no head could be checked: the events are refused.
     stream = new_stream()
-    zero, digest = "0" * 64, "a" * 64
     for heads in ([None, None, None], ["{}", "{}", "{}"]):
-        arguments = [
-            "test", stream, "fp", "{}", 201, *heads,
-            f"{{{stream}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{zero}}}",
-            f"{{{digest}}}",
-        ]  # fmt: skip
         refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="needs a head")
         with refused, pool.connection() as conn:
-            conn.execute(_COMMIT, arguments)
+            conn.execute(_COMMIT, one_event(stream, heads))
     assert nothing_written(pool, stream)
 
 
