@@ -79,9 +79,18 @@ class Tally:
         self.seconds += other.seconds
 
 
+def on_this_machine(conn: Connection[Any]) -> bool:
+    """Whether ``conn`` reaches its server over a Unix socket or the loopback: only then
+    are its backends' pids this machine's processes."""
+    host = conn.info.host
+    return host.startswith("/") or host in ("localhost", "::1") or host.startswith("127.")
+
+
 def backend_cpu(pids: list[int]) -> float | None:
-    """CPU seconds the Postgres backends ``pids`` have used, or None when they are not
-    processes of this machine (a remote server's pid may name any local process)."""
+    """CPU seconds the Postgres backends ``pids`` of a server on this machine have used,
+    or None when one cannot be read as such (gone, or not a postgres process)."""
+    if not pids:
+        return None
     total = 0
     for pid in pids:
         try:
@@ -180,8 +189,9 @@ def measure(url: str, writers: int, seconds: float) -> tuple[Tally, Tally]:
         store = PostgresEventStore(pool)
         baseline_steps = [baseline_step(conn) for conn in connections]
         command_steps = [command_step(store, writer) for writer in range(writers)]
-        baseline_backends = [conn.info.backend_pid for conn in connections]
-        command_backends = pooled_backends(pool, writers)
+        local = on_this_machine(connections[0])  # else a pid may name any local process
+        baseline_backends = [conn.info.backend_pid for conn in connections] if local else []
+        command_backends = pooled_backends(pool, writers) if local else []
         for _ in range(ROUNDS):
             baseline.add(run_writers(baseline_steps, seconds / ROUNDS, baseline_backends))
             command.add(run_writers(command_steps, seconds / ROUNDS, command_backends))
