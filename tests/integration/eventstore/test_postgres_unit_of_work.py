@@ -156,14 +156,54 @@ def test_events_commit_refuses_arrays_that_do_not_line_up(
     pool: ConnectionPool[Connection[Any]],
 ) -> None:
     # The function takes versions and links from its caller (UnitOfWork.chain), so it
-    # insists at least that the arrays line up (unnest would pad a short one with NULLs)
-    # and that every stream's head is given, so none goes unchecked.
-    short, headless = new_stream(), new_stream()
-    with pytest.raises(psycopg.errors.InvalidParameterValue, match="line up"):
+    # insists at least that the arrays line up and that every stream's head is given, so
+    # none goes unchecked. The heads are counted; an event array that is short or long
+    # is padded with NULLs by unnest, which the log's NOT NULL columns refuse (0023).
+    short, long, headless = new_stream(), new_stream(), new_stream()
+    with pytest.raises(psycopg.errors.NotNullViolation, match='"hash"'):
         commit_directly(pool, short, hashes=1)
+    with pytest.raises(psycopg.errors.NotNullViolation, match='"stream_id"'):
+        commit_directly(pool, long, hashes=3)
     with pytest.raises(psycopg.errors.InvalidParameterValue, match="needs a head"):
         commit_directly(pool, headless, head=(new_stream(), 0))
-    assert nothing_written(pool, short) and nothing_written(pool, headless)
+    assert nothing_written(pool, short) and nothing_written(pool, long)
+    assert nothing_written(pool, headless)
+
+
+@pytest.mark.parametrize(
+    "heads",
+    [
+        ["{%(stream)s}", "{0,0}", "{%(zero)s}"],  # a version too many
+        ["{%(stream)s}", "{0}", "{}"],  # no hash at all
+        ["{%(stream)s,%(other)s}", "{0}", "{%(zero)s,%(zero)s}"],  # a version short
+    ],
+)
+def test_events_commit_refuses_heads_that_do_not_line_up(
+    pool: ConnectionPool[Connection[Any]], heads: list[str]
+) -> None:
+    # unnest would pad a short array of the heads with NULLs, and a head with a NULL
+    # hash or version would go unchecked, not into the log: the heads are counted.
+    stream, other = new_stream(), new_stream()
+    names = {"stream": stream, "other": other, "zero": "0" * 64}
+    refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="heads must line up")
+    with refused, pool.connection() as conn:
+        conn.execute(_COMMIT, one_event(stream, [head % names for head in heads]))
+    assert nothing_written(pool, stream)
+
+
+def test_events_commit_refuses_events_given_without_their_streams(
+    pool: ConnectionPool[Connection[Any]],
+) -> None:
+    # No stream ids but a head and the other arrays of one event: not ignored, refused.
+    stream = new_stream()
+    arguments = one_event(stream, [f"{{{stream}}}", "{0}", "{NULL}"])
+    arguments[8] = "{}"  # p_stream_ids
+    with (
+        pytest.raises(psycopg.errors.NotNullViolation, match='"stream_id"'),
+        pool.connection() as conn,
+    ):
+        conn.execute(_COMMIT, arguments)
+    assert nothing_written(pool, stream)
 
 
 def test_events_commit_checks_every_head_against_the_log(
