@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
+from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -15,25 +15,64 @@ from psycopg_pool import ConnectionPool
 
 
 class Pool(ConnectionPool[Connection[Any]]):
-    """psycopg's pool, but a connection on which a prepared statement was refused because
-    a schema change altered its result type (0A000, "cached plan must not change result
-    type") has its prepared statements dropped before it goes back to the pool. psycopg
-    prepares any query run five times, and Postgres refuses such a statement for as long
-    as the connection lives: without this, a migration like 0021 would fail every pooled
+    """psycopg's pool, with two changes to lending a connection (``connection()``).
+
+    A connection on which a prepared statement was refused because a schema change
+    altered its result type (0A000, "cached plan must not change result type") has its
+    prepared statements dropped before it goes back to the pool. psycopg prepares any
+    query run five times, and Postgres refuses such a statement for as long as the
+    connection lives: without this, a migration like 0021 would fail every pooled
     connection's reads of the changed columns until the connection is replaced. The
     request that met the refusal still fails; the event store's own reads run again
-    (casino/eventstore/postgres.py)."""
+    (casino/eventstore/postgres.py).
 
-    @contextmanager
-    def connection(self, timeout: float | None = None) -> Iterator[Connection[Any]]:
-        with super().connection(timeout) as conn:
-            try:
-                yield conn
-            except psycopg.errors.FeatureNotSupported:
+    And the loan is a plain object, not psycopg's two nested generator-based context
+    managers (the pool's and the connection's own): every command borrows a connection,
+    and those cost more than the rest of the loan. What happens is the same: a
+    transaction left open is committed, or rolled back after an error, before the
+    connection goes back; the pool keeps no usage time (nothing here reads its stats).
+    """
+
+    def connection(self, timeout: float | None = None) -> _Loan:  # type: ignore[override]
+        return _Loan(self, timeout)
+
+
+class _Loan:
+    """A connection of ``pool`` for the length of a ``with`` block."""
+
+    __slots__ = ("_conn", "_pool", "_timeout")
+
+    def __init__(self, pool: Pool, timeout: float | None) -> None:
+        self._pool = pool
+        self._timeout = timeout
+
+    def __enter__(self) -> Connection[Any]:
+        self._conn = self._pool.getconn(self._timeout)
+        return self._conn
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        conn = self._conn
+        try:
+            if conn.closed:
+                pass
+            elif kind is not None and issubclass(kind, psycopg.errors.FeatureNotSupported):
                 # should this fail too, the pool replaces a broken connection
                 with suppress(psycopg.Error):
+                    if conn.info.transaction_status != TransactionStatus.IDLE:
+                        conn.rollback()
                     drop_prepared_statements(conn)
-                raise
+            elif conn.info.transaction_status != TransactionStatus.IDLE:
+                if kind is None:
+                    conn.commit()
+                else:
+                    conn.rollback()
+        finally:
+            self._pool.putconn(conn)
 
 
 def drop_prepared_statements(conn: Connection[Any]) -> bool:

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import TracebackType
 from typing import Any
 
 import psycopg
@@ -288,16 +288,13 @@ class PostgresEventStore:
 
     # -- writing ---------------------------------------------------------------------
 
-    @contextmanager
-    def transaction(self, connection: Connection[Any] | None = None) -> Iterator[UnitOfWork]:
+    def transaction(self, connection: Connection[Any] | None = None) -> _Transaction:
         """Collect a command's writes; commit them all when the block ends.
 
         With ``connection``, the writes join that connection's transaction when it has one
         open (or is not in autocommit): the caller commits, and owns the outcome.
         """
-        uow = UnitOfWork()
-        yield uow
-        uow.committed(self._commit(uow, connection))
+        return _Transaction(self, connection)
 
     def append(
         self,
@@ -320,25 +317,32 @@ class PostgresEventStore:
     ) -> Callable[[], list[RecordedEvent]]:
         if uow.is_empty:
             return list
-        with self._connection(connection) as conn:
-            owned = conn.autocommit and conn.info.transaction_status == TransactionStatus.IDLE
-            # A cached head may be stale only if someone else appended; then the database
-            # refuses it (ES412) and one retry with heads read from the database settles it.
-            for attempt in (1, 2):
-                previous = self._previous_hashes(conn, uow, use_cache=owned and attempt == 1)
-                chained = uow.chain(previous)
-                try:
-                    rows = self._send(conn, uow, chained, owned)
-                except psycopg.Error as error:
-                    idle = conn.info.transaction_status == TransactionStatus.IDLE
-                    if owned and not (conn.broken or conn.closed or idle):
-                        conn.rollback()
-                    if error.sqlstate == HEAD_MOVED and owned and attempt == 1:
-                        for stream_id in uow.first_expected_versions():
-                            self._heads.discard(stream_id)
-                        continue
-                    raise self._translate(error, uow) from error
-                break
+        if connection is not None:
+            return self._commit_on(uow, connection)
+        with self._pool.connection() as conn:
+            return self._commit_on(uow, conn)
+
+    def _commit_on(
+        self, uow: UnitOfWork, conn: Connection[Any]
+    ) -> Callable[[], list[RecordedEvent]]:
+        owned = conn.autocommit and conn.info.transaction_status == TransactionStatus.IDLE
+        # A cached head may be stale only if someone else appended; then the database
+        # refuses it (ES412) and one retry with heads read from the database settles it.
+        for attempt in (1, 2):
+            previous = self._previous_hashes(conn, uow, use_cache=owned and attempt == 1)
+            chained = uow.chain(previous)
+            try:
+                rows = self._send(conn, uow, chained, owned)
+            except psycopg.Error as error:
+                idle = conn.info.transaction_status == TransactionStatus.IDLE
+                if owned and not (conn.broken or conn.closed or idle):
+                    conn.rollback()
+                if error.sqlstate == HEAD_MOVED and owned and attempt == 1:
+                    for stream_id in uow.first_expected_versions():
+                        self._heads.discard(stream_id)
+                    continue
+                raise self._translate(error, uow) from error
+            break
         if owned:  # only committed heads may be cached
             for batch in chained:
                 self._heads.put(batch[-1].stream_id, batch[-1].version, batch[-1].hash)
@@ -556,10 +560,26 @@ class PostgresEventStore:
         )
         return self._upcasters.apply(event)
 
-    @contextmanager
-    def _connection(self, connection: Connection[Any] | None) -> Iterator[Connection[Any]]:
-        if connection is not None:
-            yield connection
-        else:
-            with self._pool.connection() as conn:
-                yield conn
+
+class _Transaction:
+    """``PostgresEventStore.transaction()``'s block: a plain object rather than a
+    generator-based context manager, as every command opens one."""
+
+    __slots__ = ("_connection", "_store", "_uow")
+
+    def __init__(self, store: PostgresEventStore, connection: Connection[Any] | None) -> None:
+        self._store = store
+        self._connection = connection
+
+    def __enter__(self) -> UnitOfWork:
+        self._uow = UnitOfWork()
+        return self._uow
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if kind is None:  # an exception in the block leaves no trace
+            self._uow.committed(self._store._commit(self._uow, self._connection))

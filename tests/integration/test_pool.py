@@ -35,3 +35,32 @@ def test_a_pooled_connection_recovers_from_a_changed_result_type(
             with pool.connection() as conn:
                 assert conn.execute(query, prepare=True).fetchall() == [(7,)]
                 assert conn.info.backend_pid == pid
+
+
+def test_a_transaction_left_open_is_committed_or_rolled_back_before_the_connection_returns(
+    fresh_database_url: str,
+) -> None:
+    # As psycopg's own loan does: the block's end commits what it left open, an error
+    # rolls it back, and either way the connection goes back idle.
+    with create_pool(fresh_database_url, min_size=1, max_size=1) as pool:
+        with pool.connection() as conn:
+            conn.execute("CREATE TABLE pool_notes (note text)")
+        with pool.connection() as conn:
+            conn.execute("BEGIN")
+            conn.execute("INSERT INTO pool_notes VALUES ('kept')")
+        with pytest.raises(ZeroDivisionError), pool.connection() as conn:
+            conn.execute("BEGIN")
+            conn.execute("INSERT INTO pool_notes VALUES ('dropped')")
+            _ = 1 / 0
+        with pytest.raises(psycopg.errors.UniqueViolation), pool.connection() as conn:
+            with conn.transaction():
+                conn.execute("CREATE UNIQUE INDEX ON pool_notes (note)")
+            conn.execute("BEGIN")
+            conn.execute("INSERT INTO pool_notes VALUES ('also dropped')")
+            conn.execute("INSERT INTO pool_notes VALUES ('kept')")
+        with pool.connection() as conn:
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+            notes = conn.execute("SELECT note FROM pool_notes ORDER BY note").fetchall()
+        with psycopg.connect(fresh_database_url) as other:
+            seen = other.execute("SELECT note FROM pool_notes ORDER BY note").fetchall()
+    assert notes == seen == [("kept",)]
