@@ -106,7 +106,9 @@ def run_batch(
         _adapt(transformer, sql.encode(encoding), params, not isinstance(sql, PlanEachRun))
         for sql, params in statements
     ]
-    prepared = _prepared.setdefault(conn, _PreparedStatements())
+    prepared = _prepared.get(conn)
+    if prepared is None:  # (setdefault would build a record and a weak reference each time)
+        prepared = _prepared[conn] = _PreparedStatements()
     results, error = _exchange(conn, prepared, adapted)
     if error is not None:
         _roll_back(conn, prepared)
