@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextlib import suppress
+import logging
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -12,6 +12,8 @@ from psycopg import Connection
 from psycopg.conninfo import make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
+
+logger = logging.getLogger(__name__)
 
 
 class Pool(ConnectionPool[Connection[Any]]):
@@ -60,17 +62,20 @@ class _Loan:
         try:
             if conn.closed:
                 pass
-            elif kind is not None and issubclass(kind, psycopg.errors.FeatureNotSupported):
-                # should this fail too, the pool replaces a broken connection
-                with suppress(psycopg.Error):
+            elif kind is None:
+                if conn.info.transaction_status != TransactionStatus.IDLE:
+                    conn.commit()
+            else:
+                # The block's own error is what the caller must see: a failing rollback
+                # (the server gone, say) is logged, and the pool replaces a broken
+                # connection, as psycopg's own loan does.
+                try:
                     if conn.info.transaction_status != TransactionStatus.IDLE:
                         conn.rollback()
-                    drop_prepared_statements(conn)
-            elif conn.info.transaction_status != TransactionStatus.IDLE:
-                if kind is None:
-                    conn.commit()
-                else:
-                    conn.rollback()
+                    if issubclass(kind, psycopg.errors.FeatureNotSupported):
+                        drop_prepared_statements(conn)
+                except psycopg.Error as failure:
+                    logger.warning("error ignored in rollback of a pooled connection: %s", failure)
         finally:
             self._pool.putconn(conn)
 

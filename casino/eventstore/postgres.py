@@ -496,7 +496,9 @@ class PostgresEventStore:
         self, stream_ids: Sequence[str], types: Sequence[str] | None = None
     ) -> dict[str, StreamTail]:
         """For each stream: its head version and its latest event of each of ``types``
-        (or its last event), in one round trip and one index probe per event."""
+        (or its last event), in one round trip: one index probe per event of the types
+        the log indexes so (a table's state types), a walk back through the stream for
+        any other type."""
         with self._pool.connection() as conn:
             if types is None:
                 rows = _fetch(conn, _READ_LAST, (_text_array(stream_ids),))

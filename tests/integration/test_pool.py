@@ -64,3 +64,19 @@ def test_a_transaction_left_open_is_committed_or_rolled_back_before_the_connecti
         with psycopg.connect(fresh_database_url) as other:
             seen = other.execute("SELECT note FROM pool_notes ORDER BY note").fetchall()
     assert notes == seen == [("kept",)]
+
+
+def test_the_blocks_own_error_is_raised_when_the_rollback_after_it_fails(
+    fresh_database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The server ends the connection mid-transaction; the block then fails on its own.
+    # Its error, not the failed rollback's, reaches the caller, and the pool goes on.
+    with create_pool(fresh_database_url, min_size=1, max_size=1) as pool:
+        with pytest.raises(ValueError, match="the block's own"), pool.connection() as conn:
+            conn.execute("BEGIN")
+            with psycopg.connect(fresh_database_url, autocommit=True) as other:
+                other.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+            raise ValueError("the block's own")
+        assert "error ignored in rollback" in caplog.text
+        with pool.connection() as conn:
+            assert conn.execute("SELECT 1").fetchall() == [(1,)]
