@@ -132,17 +132,17 @@ def _text_array(items: Iterable[str]) -> str:
     return "{" + ",".join([_quoted(item) for item in items]) + "}"
 
 
-def _json_array(items: list[bytes]) -> str:
+def _json_array(items: Sequence[bytes]) -> str:
     # JSON texts differ every time: quoted without the cache.
     return "{" + ",".join([_element(item.decode()) for item in items]) + "}"
 
 
-def _hex_array(items: list[str | None]) -> str:
+def _hex_array(items: Sequence[str | None]) -> str:
     return "{" + ",".join([item or "NULL" for item in items]) + "}"
 
 
-def _int_array(items: list[int]) -> str:
-    return "{" + ",".join([str(item) for item in items]) + "}"
+def _int_array(items: Sequence[int]) -> str:
+    return "{" + ",".join(map(str, items)) + "}"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -189,6 +189,11 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
     for stream_id, version in uow.read_only_expectations().items():
         heads[stream_id] = (version, None)  # read, not appended to: its version alone
     events = [event for batch in chained for event in batch]
+    # Column by column: a ChainedEvent's fields are events_commit()'s event arrays, in
+    # their order.
+    ids, versions, types, schema_versions, data, metadata, previous, hashes = (
+        zip(*events, strict=True) if events else ((),) * len(ChainedEvent._fields)
+    )
     return (
         record.scope if record else None,
         record.key if record else None,
@@ -198,14 +203,14 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
         _text_array(heads),
         _int_array([version for version, _ in heads.values()]),
         _hex_array([digest for _, digest in heads.values()]),
-        _text_array([event.stream_id for event in events]),
-        _int_array([event.version for event in events]),
-        _text_array([event.type for event in events]),
-        _int_array([event.schema_version for event in events]),
-        _json_array([event.data_json for event in events]),
-        _json_array([event.metadata_json for event in events]),
-        _hex_array([event.previous_hash for event in events]),
-        _hex_array([event.hash for event in events]),
+        _text_array(ids),
+        _int_array(versions),
+        _text_array(types),
+        _int_array(schema_versions),
+        _json_array(data),
+        _json_array(metadata),
+        _hex_array(previous),
+        _hex_array(hashes),
     )
 
 
