@@ -4,7 +4,8 @@ A typical command is one unit of work: three events appended to a stream (hash c
 computed) plus its idempotency record, committed once. The baseline is the cheapest
 durable write there is: a single-row INSERT into a plain table, autocommit, prepared.
 Both run in the same process, on the same fresh database, alternating in short rounds
-so that a noisy machine hits both alike; with 1 and with 8 concurrent writers (threads,
+so that a noisy machine hits both alike (the ratio's spread over the rounds is printed
+too: how far one figure can be trusted); with 1 and with 8 concurrent writers (threads,
 each with its own pooled connection). Goal: the command reaches at least 50% of the
 baseline at 1 writer.
 
@@ -178,9 +179,14 @@ def pooled_backends(pool: ConnectionPool[Connection[Any]], size: int) -> list[in
             pool.putconn(conn)
 
 
-def measure(url: str, writers: int, seconds: float) -> tuple[Tally, Tally]:
-    """(baseline INSERTs, commands) with ``writers`` writers."""
-    baseline, command = Tally(), Tally()
+def rate(tally: Tally) -> float:
+    return tally.operations / tally.seconds
+
+
+def measure(url: str, writers: int, seconds: float) -> tuple[Tally, Tally, list[float]]:
+    """(baseline INSERTs, commands, the command's ratio to the baseline in each round)
+    with ``writers`` writers."""
+    baseline, command, ratios = Tally(), Tally(), []
     with ExitStack() as stack:
         connections = [
             stack.enter_context(psycopg.connect(url, autocommit=True)) for _ in range(writers)
@@ -193,9 +199,12 @@ def measure(url: str, writers: int, seconds: float) -> tuple[Tally, Tally]:
         baseline_backends = [conn.info.backend_pid for conn in connections] if local else []
         command_backends = pooled_backends(pool, writers) if local else []
         for _ in range(ROUNDS):
-            baseline.add(run_writers(baseline_steps, seconds / ROUNDS, baseline_backends))
-            command.add(run_writers(command_steps, seconds / ROUNDS, command_backends))
-    return baseline, command
+            inserts = run_writers(baseline_steps, seconds / ROUNDS, baseline_backends)
+            commands = run_writers(command_steps, seconds / ROUNDS, command_backends)
+            baseline.add(inserts)
+            command.add(commands)
+            ratios.append(rate(commands) / rate(inserts))
+    return baseline, command, ratios
 
 
 def split(name: str, tally: Tally) -> str:
@@ -218,17 +227,19 @@ def main(argv: list[str] | None = None) -> int:
         with psycopg.connect(url) as conn:
             version = conn.info.server_version
         print(f"Postgres {version // 10000}.{version % 10000}, {args.seconds:g} s per figure")
-        print(f"{'writers':>8} {'raw INSERT/s':>13} {'command/s':>10} {'events/s':>9} {'ratio':>6}")
+        print(
+            f"{'writers':>8} {'raw INSERT/s':>13} {'command/s':>10} {'events/s':>9} {'ratio':>6}"
+            f"  {'ratio by round (min-max)':>24}"
+        )
         ratios = {}
         splits = []
         for writers in (1, 8):
-            baseline, command = measure(url, writers, args.seconds)
-            inserts = baseline.operations / baseline.seconds
-            commands = command.operations / command.seconds
+            baseline, command, by_round = measure(url, writers, args.seconds)
+            inserts, commands = rate(baseline), rate(command)
             ratios[writers] = commands / inserts
             print(
                 f"{writers:>8} {inserts:>13,.0f} {commands:>10,.0f} {3 * commands:>9,.0f}"
-                f" {ratios[writers]:>6.0%}"
+                f" {ratios[writers]:>6.0%}  {min(by_round):>17.0%} - {max(by_round):.0%}"
             )
             if writers == 1:
                 splits = [split("raw INSERT", baseline), split("command", command)]
