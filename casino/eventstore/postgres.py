@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
+import orjson
 import psycopg
 from psycopg import Connection, Cursor, RawCursor
 from psycopg.pq import TransactionStatus
@@ -69,9 +70,7 @@ _UNIQUE_VIOLATION = "23505"
 _COMMIT = (
     "SELECT out_stream_id, out_version, out_position, out_recorded_at"
     " FROM events_commit(%s, %s, %s, %s::jsonb, %s::integer,"
-    " %s::text[], %s::integer[], %s::text[],"
-    " %s::text[], %s::integer[], %s::text[], %s::integer[], %s::jsonb[], %s::jsonb[],"
-    " %s::text[], %s::text[])"
+    " %s::text[], %s::integer[], %s::text[], %s::jsonb)"
 )
 _HEADS = """
 SELECT s.stream_id, h.version, h.hash
@@ -132,11 +131,6 @@ def _text_array(items: Iterable[str]) -> str:
     return "{" + ",".join([_quoted(item) for item in items]) + "}"
 
 
-def _json_array(items: Sequence[bytes]) -> str:
-    # JSON texts differ every time: quoted without the cache.
-    return "{" + ",".join([_element(item.decode()) for item in items]) + "}"
-
-
 def _hex_array(items: Sequence[str | None]) -> str:
     return "{" + ",".join([item or "NULL" for item in items]) + "}"
 
@@ -174,13 +168,13 @@ _quoted = functools.lru_cache(maxsize=4096)(_element)
 
 def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[Any, ...]:
     """events_commit()'s arguments: the idempotency record, each stream's head as the
-    chain assumes it (or as the command read it, for a stream only read), and the events
-    as parallel arrays (sql/0017_events_commit_arrays.sql, sql/0018_...read_streams.sql,
-    sql/0019_..._heads_one_by_one.sql: which failing head is reported; 0020: any array shape;
-    0021: the same function over the log's domain-typed columns; 0022: without function
-    scans; 0023: less to prepare per call, and the event arrays' lengths left to the
-    log's NOT NULL columns). Event data goes as the canonical JSON already made for the
-    hashes."""
+    chain assumes it (or as the command read it, for a stream only read), as parallel
+    arrays, and the events as one JSON array (sql/0017_events_commit_arrays.sql,
+    sql/0018_...read_streams.sql, sql/0019_..._heads_one_by_one.sql: which failing head
+    is reported; 0020: any array shape; 0021: the same function over the log's
+    domain-typed columns; 0022: without function scans; 0023: less to prepare per call;
+    0024: the events as one JSON array). Event data and metadata go as the canonical
+    JSON already made for the hashes, spliced into the array by orjson."""
     record = uow.idempotency
     heads: dict[str, tuple[int, str | None]] = {}
     for batch in chained:
@@ -188,11 +182,21 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
         heads.setdefault(first.stream_id, (first.version - 1, first.previous_hash))
     for stream_id, version in uow.read_only_expectations().items():
         heads[stream_id] = (version, None)  # read, not appended to: its version alone
-    events = [event for batch in chained for event in batch]
-    # Column by column: a ChainedEvent's fields are events_commit()'s event arrays, in
-    # their order.
-    ids, versions, types, schema_versions, data, metadata, previous, hashes = (
-        zip(*events, strict=True) if events else ((),) * len(ChainedEvent._fields)
+    events = orjson.dumps(
+        [
+            (
+                event.stream_id,
+                event.version,
+                event.type,
+                event.schema_version,
+                orjson.Fragment(event.data_json),
+                orjson.Fragment(event.metadata_json),
+                event.previous_hash,
+                event.hash,
+            )
+            for batch in chained
+            for event in batch
+        ]
     )
     return (
         record.scope if record else None,
@@ -203,14 +207,7 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
         _text_array(heads),
         _int_array([version for version, _ in heads.values()]),
         _hex_array([digest for _, digest in heads.values()]),
-        _text_array(ids),
-        _int_array(versions),
-        _text_array(types),
-        _int_array(schema_versions),
-        _json_array(data),
-        _json_array(metadata),
-        _hex_array(previous),
-        _hex_array(hashes),
+        events.decode(),
     )
 
 

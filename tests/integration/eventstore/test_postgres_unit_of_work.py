@@ -7,7 +7,7 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -113,23 +113,29 @@ def test_a_head_cache_the_log_contradicts_is_corrected_from_the_log(
     assert second.previous_hash == "f" * 64 != first.hash
 
 
+ZERO, DIGEST = "0" * 64, "a" * 64
+
+
+def event(stream: str, version: int = 1, previous: str = ZERO) -> list[Any]:
+    """One item of events_commit()'s JSON array of events (of type A, empty data)."""
+    return [stream, version, "A", 1, {}, {}, previous, DIGEST]
+
+
 def commit_directly(
     pool: ConnectionPool[Connection[Any]],
     stream: str,
     *,
     head: tuple[str, int] | None = None,
-    hashes: int = 2,
+    given: list[Any] | None = None,
 ) -> None:
     """Call events_commit() as no store would: two events of ``stream`` (versions 1 and
-    2), following ``head`` (the stream and version given as its head; by default the
-    stream itself at 0), with ``hashes`` hashes; the idempotency key is the stream id."""
-    zero, digest = "0" * 64, "a" * 64
+    2), or the events ``given``, following ``head`` (the stream and version given as
+    its head; by default the stream itself at 0); the idempotency key is the stream id."""
     head_stream, head_version = head or (stream, 0)
     arguments = [
         "test", stream, "fp", "{}", 201,
-        f"{{{head_stream}}}", f"{{{head_version}}}", f"{{{zero}}}",
-        f"{{{stream},{stream}}}", "{1,2}", "{A,B}", "{1,1}", '{"{}","{}"}', '{"{}","{}"}',
-        f"{{{zero},{digest}}}", "{" + ",".join([digest] * hashes) + "}",
+        f"{{{head_stream}}}", f"{{{head_version}}}", f"{{{ZERO}}}",
+        json.dumps([event(stream), event(stream, 2, DIGEST)] if given is None else given),
     ]  # fmt: skip
     with pool.connection() as conn:
         conn.execute(_COMMIT, arguments)
@@ -145,29 +151,40 @@ def nothing_written(pool: ConnectionPool[Connection[Any]], stream: str) -> bool:
 def one_event(stream: str, heads: Sequence[str | None]) -> list[Any]:
     """events_commit()'s arguments for event A as version 1 of ``stream``, with ``heads``
     (stream ids, versions, hashes) as given; the idempotency key is the stream id."""
-    zero, digest = "0" * 64, "a" * 64
-    return [
-        "test", stream, "fp", "{}", 201, *heads,
-        f"{{{stream}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{zero}}}", f"{{{digest}}}",
-    ]  # fmt: skip
+    return ["test", stream, "fp", "{}", 201, *heads, json.dumps([event(stream)])]
 
 
-def test_events_commit_refuses_arrays_that_do_not_line_up(
-    pool: ConnectionPool[Connection[Any]],
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda stream: event(stream)[:7],  # an item short
+        lambda stream: [*event(stream), "more"],  # an item too many
+        lambda stream: [None, *event(stream)[1:]],  # no stream id
+        lambda stream: [new_stream(), *event(stream)[1:]],  # a stream without a head
+    ],
+)
+def test_events_commit_refuses_an_event_that_is_not_its_eight_items_with_a_head(
+    pool: ConnectionPool[Connection[Any]], shape: Callable[[str], Any]
 ) -> None:
     # The function takes versions and links from its caller (UnitOfWork.chain), so it
-    # insists at least that the arrays line up and that every stream's head is given, so
-    # none goes unchecked. The heads are counted; an event array that is short or long
-    # is padded with NULLs by unnest, which the log's NOT NULL columns refuse (0023).
-    short, long, headless = new_stream(), new_stream(), new_stream()
-    with pytest.raises(psycopg.errors.NotNullViolation, match='"hash"'):
-        commit_directly(pool, short, hashes=1)
-    with pytest.raises(psycopg.errors.NotNullViolation, match='"stream_id"'):
-        commit_directly(pool, long, hashes=3)
-    with pytest.raises(psycopg.errors.InvalidParameterValue, match="needs a head"):
-        commit_directly(pool, headless, head=(new_stream(), 0))
-    assert nothing_written(pool, short) and nothing_written(pool, long)
-    assert nothing_written(pool, headless)
+    # insists at least that every event has its eight items and its stream a head, so
+    # that none goes unchecked: else the event's stream id reads as NULL (0024).
+    stream = new_stream()
+    refused = pytest.raises(psycopg.errors.NotNullViolation, match='"stream_id"')
+    with refused:
+        commit_directly(pool, stream, given=[event(stream), shape(stream)])
+    assert nothing_written(pool, stream)
+
+
+@pytest.mark.parametrize("shape", [{"0": "stream"}, "A", None])
+def test_events_commit_refuses_an_event_that_is_not_an_array(
+    pool: ConnectionPool[Connection[Any]], shape: Any
+) -> None:
+    stream = new_stream()
+    refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="array length")
+    with refused:
+        commit_directly(pool, stream, given=[event(stream), shape])
+    assert nothing_written(pool, stream)
 
 
 @pytest.mark.parametrize(
@@ -188,21 +205,6 @@ def test_events_commit_refuses_heads_that_do_not_line_up(
     refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="heads must line up")
     with refused, pool.connection() as conn:
         conn.execute(_COMMIT, one_event(stream, [head % names for head in heads]))
-    assert nothing_written(pool, stream)
-
-
-def test_events_commit_refuses_events_given_without_their_streams(
-    pool: ConnectionPool[Connection[Any]],
-) -> None:
-    # No stream ids but a head and the other arrays of one event: not ignored, refused.
-    stream = new_stream()
-    arguments = one_event(stream, [f"{{{stream}}}", "{0}", "{NULL}"])
-    arguments[8] = "{}"  # p_stream_ids
-    with (
-        pytest.raises(psycopg.errors.NotNullViolation, match='"stream_id"'),
-        pool.connection() as conn,
-    ):
-        conn.execute(_COMMIT, arguments)
     assert nothing_written(pool, stream)
 
 
@@ -274,7 +276,7 @@ def test_events_commit_reports_a_stale_version_before_a_moved_hash(
             "{" + ",".join(s for s, _, _ in heads) + "}",
             "{" + ",".join(str(v) for _, v, _ in heads) + "}",
             "{" + ",".join(h for _, _, h in heads) + "}",
-            "{}", "{}", "{}", "{}", "{}", "{}", "{}", "{}",
+            "[]",
         ]  # fmt: skip
         with pytest.raises(psycopg.Error) as refused, pool.connection() as conn:
             conn.execute(_COMMIT, arguments)
@@ -304,15 +306,14 @@ def test_events_commit_checks_heads_given_in_arrays_of_any_shape(
     commit_directly(pool, at_one)  # versions 1 and 2
     stale_append = [
         "test", new_stream(), "fp", "{}", 201, f"[0:0]={{{at_one}}}", "{0}", f"{{{zero}}}",
-        f"{{{at_one}}}", "{1}", "{A}", "{1}", '{"{}"}', '{"{}"}', f"{{{zero}}}", f"{{{zero}}}",
+        json.dumps([event(at_one)]),
     ]  # fmt: skip
     stale_reads = [
         "test", new_stream(), "fp", "{}", 201, f"[0:1]={{{at_zero},{at_one}}}", "{0,0}",
-        "{NULL,NULL}", "{}", "{}", "{}", "{}", "{}", "{}", "{}", "{}",
+        "{NULL,NULL}", "[]",
     ]  # fmt: skip
     two_dimensions = [
-        "test", new_stream(), "fp", "{}", 201, f"{{{{{at_one}}}}}", "{{0}}", "{{NULL}}",
-        "{}", "{}", "{}", "{}", "{}", "{}", "{}", "{}",
+        "test", new_stream(), "fp", "{}", 201, f"{{{{{at_one}}}}}", "{{0}}", "{{NULL}}", "[]",
     ]  # fmt: skip
     for arguments in (stale_append, stale_reads, two_dimensions):
         with pytest.raises(psycopg.Error) as refused, pool.connection() as conn:
@@ -397,7 +398,7 @@ def test_events_commit_refuses_events_whose_heads_are_missing(
     # With no head arrays at all, no head could be checked: the events are refused.
     stream = new_stream()
     for heads in ([None, None, None], ["{}", "{}", "{}"]):
-        refused = pytest.raises(psycopg.errors.InvalidParameterValue, match="needs a head")
+        refused = pytest.raises(psycopg.errors.NotNullViolation, match='"stream_id"')
         with refused, pool.connection() as conn:
             conn.execute(_COMMIT, one_event(stream, heads))
     assert nothing_written(pool, stream)
