@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import select
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,10 +96,17 @@ class _Adapted:
 
 def run_batch(
     conn: Connection[Any], statements: Sequence[tuple[str, Sequence[Any]]], rows_of: int
-) -> list[tuple[Any, ...]]:
+) -> Callable[[], list[tuple[Any, ...]]]:
     """Run ``statements`` (with native ``$n`` placeholders) in order, in one exchange,
-    on a connection in no transaction, and answer the rows of statement ``rows_of``;
-    raise the error of the first that failed, with the connection idle again."""
+    on a connection in no transaction, and answer how to load the rows of statement
+    ``rows_of``; raise the error of the first that failed, with the connection idle
+    again.
+
+    The rows are parsed only when loaded: most commands never look at what the log
+    recorded, and parsing a timestamp with time zone (converted to the session's zone)
+    was the costliest step of reading the reply. The loaders are made here, while the
+    connection is in hand (they read its time zone); the rows can be loaded later, on
+    any thread."""
     encoding = conn.info.encoding
     transformer: abc.Transformer = Transformer.from_context(conn)
     adapted = [
@@ -121,9 +128,9 @@ def run_batch(
         raise errors.error_from_result(error, encoding=encoding)
     answer = results[rows_of]
     if answer.status != pq.ExecStatus.TUPLES_OK:
-        return []
+        return list
     transformer.set_pgresult(answer)
-    return transformer.load_rows(0, answer.ntuples, tuple)
+    return functools.partial(transformer.load_rows, 0, answer.ntuples, tuple)
 
 
 def _roll_back(conn: Connection[Any], prepared: _PreparedStatements) -> None:

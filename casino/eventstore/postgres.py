@@ -348,7 +348,7 @@ class PostgresEventStore:
         if owned:  # only committed heads may be cached
             for batch in chained:
                 self._heads.put(batch[-1].stream_id, batch[-1].version, batch[-1].hash)
-        return lambda: self._record(chained, rows)
+        return lambda: self._record(chained, rows())
 
     def _previous_hashes(
         self, conn: Connection[Any], uow: UnitOfWork, *, use_cache: bool
@@ -381,7 +381,8 @@ class PostgresEventStore:
         uow: UnitOfWork,
         chained: list[list[ChainedEvent]],
         owned: bool,
-    ) -> list[tuple[Any, ...]]:
+    ) -> Callable[[], list[tuple[Any, ...]]]:
+        """Commit the unit; answer how to load the rows events_commit() returned."""
         params = _commit_params(uow, chained)
         # A caller's transaction goes through psycopg, which knows (and opens) it.
         batch = _batch(uow, params) if owned else None
@@ -406,7 +407,8 @@ class PostgresEventStore:
                 raise
         if first_error is not None:
             raise first_error
-        return cursor.fetchall()
+        rows = cursor.fetchall()
+        return lambda: rows
 
     @staticmethod
     def _pipe(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import psycopg
 import pytest
@@ -54,7 +57,7 @@ def test_statements_run_in_order_in_one_transaction_and_answer_the_chosen_rows(
         ],
         3,
     )
-    assert rows == [(2, 5 + 2**40)]
+    assert rows() == [(2, 5 + 2**40)]
     assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
 
 
@@ -93,7 +96,7 @@ def test_a_failed_batch_is_rolled_back_here_and_keeps_the_prepared_statements(
             3,
         )
     assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-    assert run_batch(conn, [(COUNT, (f"{tag}-%",))], 0) == [(2, 3)]  # no row of it
+    assert run_batch(conn, [(COUNT, (f"{tag}-%",))], 0)() == [(2, 3)]  # no row of it
     # Rolled back without psycopg's rollback(), which would have dropped them all.
     assert prepared_count(conn) == 3
 
@@ -106,7 +109,7 @@ def test_prepared_statements_dropped_behind_its_back_are_made_again(
     run_batch(conn, good_batch(tag, 2), 1)
     conn.execute("DEALLOCATE ALL")  # as psycopg does on a connection that ran DDL
     run_batch(conn, good_batch(tag, 3), 1)
-    assert run_batch(conn, [(COUNT, (f"{tag}-%",))], 0) == [(3, 6)]
+    assert run_batch(conn, [(COUNT, (f"{tag}-%",))], 0)() == [(3, 6)]
     assert prepared_count(conn) == 3
 
 
@@ -116,12 +119,30 @@ def test_a_stale_prepared_statement_is_replaced_not_leaked(conn: Connection[Any]
     conn.execute(f"INSERT INTO {table} VALUES (1)")
     select = f"SELECT * FROM {table}"
     run_batch(conn, [(select, ())], 0)
-    assert run_batch(conn, [(select, ())], 0) == [(1,)]
+    assert run_batch(conn, [(select, ())], 0)() == [(1,)]
     assert prepared_count(conn) == 1
     conn.execute(f"ALTER TABLE {table} ADD COLUMN b integer DEFAULT 2")
     # The prepared plan's result type changed (0A000): deallocated, prepared anew.
-    assert run_batch(conn, [(select, ())], 0) == [(1, 2)]
+    assert run_batch(conn, [(select, ())], 0)() == [(1, 2)]
     assert prepared_count(conn) == 1
+
+
+def test_rows_are_parsed_when_loaded_in_the_zone_of_the_batch(conn: Connection[Any]) -> None:
+    # Loading is left to the caller, who may do it after the connection has gone on to
+    # other work, even on another thread: the rows still read as they were answered,
+    # a timestamp in the session's zone of the time of the batch.
+    conn.execute("SET TIME ZONE 'Europe/Paris'")
+    rows = run_batch(conn, [("SELECT 7, '2026-01-01 12:00+00'::timestamptz", ())], 0)
+    conn.execute("SET TIME ZONE 'UTC'")
+    assert run_batch(conn, [("SELECT 8 WHERE false", ())], 0)() == []
+    loaded: list[tuple[Any, ...]] = []
+    loader = threading.Thread(target=lambda: loaded.extend(rows()))
+    loader.start()
+    loader.join()
+    paris = ZoneInfo("Europe/Paris")
+    assert loaded == [(7, datetime(2026, 1, 1, 13, 0, tzinfo=paris))]
+    assert loaded[0][1].tzinfo == paris
+    assert run_batch(conn, [("SET TIME ZONE 'UTC'", ())], 0)() == []  # no rows at all
 
 
 def test_beyond_the_limit_new_statements_run_unprepared(
@@ -131,7 +152,7 @@ def test_beyond_the_limit_new_statements_run_unprepared(
     tag = uuid.uuid4().hex
     for n in (1, 2):
         rows = run_batch(conn, [(INSERT, (f"{tag}-{n}", n)), (COUNT, (f"{tag}-%",))], 1)
-    assert rows == [(2, 3)]
+    assert rows() == [(2, 3)]
     assert prepared_count(conn) == 1
 
 
@@ -167,7 +188,7 @@ def test_a_statement_to_plan_each_run_is_never_prepared(conn: Connection[Any]) -
     tag = uuid.uuid4().hex
     count = PlanEachRun(COUNT)
     for n in (1, 2, 3):
-        assert run_batch(conn, [(INSERT, (f"{tag}-{n}", n)), (count, (f"{tag}-%",))], 1) == [
+        assert run_batch(conn, [(INSERT, (f"{tag}-{n}", n)), (count, (f"{tag}-%",))], 1)() == [
             (n, n * (n + 1) // 2)
         ]
     assert prepared_count(conn) == 1  # the INSERT only
