@@ -66,10 +66,13 @@ class ChainedEvent(NamedTuple):
 def _prepare(event: NewEvent) -> PreparedEvent:
     if not isinstance(event, NewEvent):
         raise TypeError(f"expected a NewEvent, got {type(event).__name__}")
-    if not event.type:
-        raise ValueError("an event needs a type")
-    if isinstance(event.schema_version, bool) or event.schema_version < 1:
-        raise ValueError(f"schema versions start at 1, not {event.schema_version!r}")
+    # Exact types: the hash spells the type as a JSON string and the schema version as
+    # a number, and so must the log (a 5 or a True would be stored as text that no
+    # longer hashes to the chain).
+    if type(event.type) is not str or not event.type:
+        raise ValueError(f"an event's type is a non-empty string, not {event.type!r}")
+    if type(event.schema_version) is not int or event.schema_version < 1:
+        raise ValueError(f"schema versions are integers from 1, not {event.schema_version!r}")
     return PreparedEvent(event.type, event.schema_version, canonical_json(event.data))
 
 

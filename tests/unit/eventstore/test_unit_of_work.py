@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -46,6 +47,10 @@ def test_the_chain_continues_across_appends_and_restarts_per_stream() -> None:
         ("s", -1, [NewEvent("A", {})]),
         ("s", 0, [NewEvent("", {})]),
         ("s", 0, [NewEvent("A", {}, schema_version=0)]),
+        ("s", 0, [NewEvent(5, {})]),  # type: ignore[arg-type]  # hashed as 5, stored as "5"
+        ("s", 0, [NewEvent(True, {})]),  # type: ignore[arg-type]
+        ("s", 0, [NewEvent("A", {}, schema_version=True)]),
+        ("s", 0, [NewEvent("A", {}, schema_version=Decimal(2))]),  # type: ignore[arg-type]
         ("s", 0, [NewEvent("A", {"at": object()})]),
         ("s", 0, [{"type": "A"}]),
     ],
