@@ -25,6 +25,9 @@
 --    raising its own error there cost 21,000 instructions per command, called or not:
 --    the executor looks it up every time it prepares the INSERT.) The store never makes
 --    such a call.
+--    One limit moves: a command's events together, as one jsonb value, must stay under
+--    jsonb's 256 MB (before, each event's data under it, and each array under 1 GB).
+--    A deal, the largest command, writes a few kilobytes.
 -- 2. The heads. One query, after the lock, finds whether any head is not the stream's
 --    head in the log; the heads are walked one by one, as before, only when one is off,
 --    to report the same head with the same error as before: the first at a stale
