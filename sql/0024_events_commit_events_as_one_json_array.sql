@@ -70,7 +70,6 @@ DECLARE
     head_version integer;
     head_hash    text;
     unhashed     text;
-    off          text;     -- a head that is not its stream's head in the log
     moved        record;   -- the first head whose hash is not the stream's ...
     moved_hash   text;     -- ... and the stream's hash (never NULL once it is set)
 BEGIN
@@ -113,7 +112,7 @@ BEGIN
 
     -- One query finds whether any head is off; only then are the heads walked one by
     -- one, to find the one to report.
-    SELECT h.stream_id INTO off
+    PERFORM h.stream_id
       FROM (SELECT unnest(p_head_stream_ids) AS stream_id,
                    unnest(p_head_versions) AS expected,
                    unnest(p_head_hashes) AS previous_hash) AS h
