@@ -72,8 +72,8 @@ def test_appended_events_read_back_in_order_and_chained(store: EventStore) -> No
 
 
 def test_any_text_goes_in_and_comes_back_as_it_was(store: EventStore) -> None:
-    # The Postgres store sends events as array literals: quotes, backslashes, braces,
-    # commas, blanks and the word NULL must all arrive as they are.
+    # The Postgres store sends stream ids as array literals and events as JSON: quotes,
+    # backslashes, braces, commas, blanks and the word NULL must all arrive as they are.
     awkward = 'a "quoted", {braced} \\ back\\slashed NULL \t tab ünï ✓ '
     stream = f"{new_stream()} {awkward}"
     data: JSONObject = {awkward: [awkward, '\\"', "}", "{", ",", "NULL", ""]}

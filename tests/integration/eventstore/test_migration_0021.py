@@ -14,7 +14,7 @@ import pytest
 from casino.db.connection import create_pool
 from casino.db.migrations import SQL_DIR, discover, status, upgrade
 from casino.eventstore import NewEvent
-from casino.eventstore.canonical import ZERO_HASH, canonical_json, event_hash
+from casino.eventstore.canonical import ZERO_HASH, canonical_json, chain_hash
 from casino.eventstore.postgres import PostgresEventStore
 from casino.eventstore.verify import verify_chains
 from tests.integration.conftest import DatabaseFactory
@@ -60,20 +60,21 @@ def write_chain(conn: psycopg.Connection[Any], stream: str, events: list[NewEven
     does not have."""
     previous = ZERO_HASH
     for version, event in enumerate(events, start=1):
-        digest = event_hash(
+        data_json = canonical_json(event.data)
+        digest = chain_hash(
             stream_id=stream,
             version=version,
             event_type=event.type,
             schema_version=event.schema_version,
-            data=event.data,
-            metadata={},
+            data_json=data_json,
+            metadata_json=b"{}",
             previous_hash=previous,
         )
         row = event_row(
             stream_id=stream,
             version=version,
             type=event.type,
-            data=canonical_json(event.data).decode(),
+            data=data_json.decode(),
             previous_hash=previous,
             hash=digest,
         )
