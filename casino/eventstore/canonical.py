@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -117,7 +117,8 @@ def canonical_json(value: Mapping[str, Any]) -> bytes:
     its value, as the package does), a set, a non-str key, NaN, an integer beyond
     +/-(2**53 - 1).
     """
-    value = dict(value)
+    if type(value) is not dict:  # orjson takes a dict, not any mapping
+        value = dict(value)
     try:
         text = orjson.dumps(value, option=_ORJSON_OPTIONS)
     except TypeError:
@@ -182,6 +183,15 @@ def _json_hex(text: str) -> bytes:
     return rfc8785.dumps(text)
 
 
+# The hashed object, members in RFC 8785 order (by UTF-16 code units; here plain ASCII
+# order), from the canonical JSON of its values. The integers are versions, far inside
+# the range where JSON and Python agree.
+_ENVELOPE = (
+    b'{"data":%b,"metadata":%b,"previous_hash":%b,"schema_version":%d,"stream":%b,'
+    b'"type":%b,"version":%d}'
+)
+
+
 def chain_hash(
     *,
     stream_id: str,
@@ -193,24 +203,48 @@ def chain_hash(
     previous_hash: str,
 ) -> str:
     """The event hash, from ``data`` and ``metadata`` already in canonical JSON."""
-    # Members in RFC 8785 order (by UTF-16 code units; here plain ASCII order). The
-    # integers are versions, far inside the range where JSON and Python agree.
-    canonical = b"".join(
-        (
-            b'{"data":',
-            data_json,
-            b',"metadata":',
-            metadata_json,
-            b',"previous_hash":',
-            _json_hex(previous_hash),
-            b',"schema_version":%d,"stream":' % schema_version,
-            _json_string(stream_id),
-            b',"type":',
-            _json_string(event_type),
-            b',"version":%d}' % version,
-        )
+    [digest] = chain_hashes(
+        stream_id,
+        version - 1,
+        [(event_type, schema_version, data_json)],
+        metadata_json,
+        previous_hash,
     )
-    return hashlib.sha256(canonical).hexdigest()
+    return digest
+
+
+def chain_hashes(
+    stream_id: str,
+    after_version: int,
+    events: Iterable[tuple[str, int, bytes]],
+    metadata_json: bytes,
+    previous_hash: str,
+) -> list[str]:
+    """The hashes of consecutive events of one stream, the first at ``after_version + 1``
+    and linked onto ``previous_hash``, each given as (type, schema version, canonical
+    JSON of its data), all with the same metadata. One pass, each event's hash text
+    made once (a command's events are hashed here: it is on every command's path)."""
+    stream = _json_string(stream_id)
+    previous = _json_hex(previous_hash)
+    version = after_version
+    hashes = []
+    for event_type, schema_version, data_json in events:
+        version += 1
+        digest = hashlib.sha256(
+            _ENVELOPE
+            % (
+                data_json,
+                metadata_json,
+                previous,
+                schema_version,
+                stream,
+                _json_string(event_type),
+                version,
+            )
+        ).hexdigest()
+        hashes.append(digest)
+        previous = b'"' + digest.encode() + b'"'  # hex: nothing to escape
+    return hashes
 
 
 def event_hash(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeAlias
 
-from casino.eventstore.canonical import canonical_json, chain_hash
+from casino.eventstore.canonical import canonical_json, chain_hashes
 from casino.eventstore.model import ConcurrencyError, IdempotencyRecord, NewEvent, RecordedEvent
 
 # Parameters of a read-model statement, as the database driver takes them.
@@ -105,7 +105,7 @@ class UnitOfWork:
             raise ValueError("a stream id is a non-empty string")
         if isinstance(expected_version, bool) or expected_version < 0:
             raise ValueError(f"expected_version must be >= 0, not {expected_version!r}")
-        prepared = tuple(_prepare(event) for event in events)
+        prepared = tuple([_prepare(event) for event in events])
         metadata_json = canonical_json(metadata or {})
         if not prepared:
             return
@@ -177,34 +177,32 @@ class UnitOfWork:
         last_hash = dict(previous_hashes)
         chained: list[list[ChainedEvent]] = []
         for pending in self.appends:
-            previous = last_hash[pending.stream_id]
-            batch: list[ChainedEvent] = []
-            for offset, event in enumerate(pending.events, start=1):
-                version = pending.expected_version + offset
-                digest = chain_hash(
-                    stream_id=pending.stream_id,
-                    version=version,
-                    event_type=event.type,
-                    schema_version=event.schema_version,
-                    data_json=event.data_json,
-                    metadata_json=pending.metadata_json,
-                    previous_hash=previous,
-                )
-                batch.append(
+            stream_id, metadata_json = pending.stream_id, pending.metadata_json
+            hashes = chain_hashes(
+                stream_id,
+                pending.expected_version,
+                pending.events,
+                metadata_json,
+                last_hash[stream_id],
+            )
+            previous = [last_hash[stream_id], *hashes]
+            version = pending.expected_version
+            chained.append(
+                [
                     ChainedEvent(
-                        pending.stream_id,
-                        version,
+                        stream_id,
+                        version + offset,
                         event.type,
                         event.schema_version,
                         event.data_json,
-                        pending.metadata_json,
-                        previous,
-                        digest,
+                        metadata_json,
+                        previous[offset - 1],
+                        previous[offset],
                     )
-                )
-                previous = digest
-            last_hash[pending.stream_id] = previous
-            chained.append(batch)
+                    for offset, event in enumerate(pending.events, start=1)
+                ]
+            )
+            last_hash[stream_id] = hashes[-1]
         return chained
 
     def committed(self, record: Callable[[], list[RecordedEvent]]) -> None:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from casino.eventstore.canonical import (
     ZERO_HASH,
     canonical_json,
+    chain_hashes,
     event_hash,
     parse_json,
     parse_json_fast,
@@ -141,6 +142,41 @@ def test_the_assembled_hash_is_the_hash_of_the_whole_canonical_object(
         )
         == expected
     )
+
+
+@given(
+    stream=st.text(min_size=1),
+    after=st.integers(min_value=0, max_value=2**31 - 100),
+    events=st.lists(
+        st.tuples(st.text(min_size=1), st.integers(min_value=1, max_value=100), json_objects),
+        min_size=1,
+        max_size=5,
+    ),
+    metadata=json_objects,
+    previous=st.one_of(st.sampled_from([ZERO_HASH, "ab" * 32]), st.text()),
+)
+def test_a_run_of_events_is_hashed_as_each_linked_onto_the_one_before(
+    stream: str,
+    after: int,
+    events: list[tuple[str, int, dict[str, Any]]],
+    metadata: dict[str, Any],
+    previous: str,
+) -> None:
+    expected = []
+    link = previous
+    for offset, (event_type, schema_version, data) in enumerate(events, start=1):
+        link = whole_object_hash(
+            stream=stream,
+            version=after + offset,
+            type=event_type,
+            schema_version=schema_version,
+            data=data,
+            metadata=metadata,
+            previous_hash=link,
+        )
+        expected.append(link)
+    run = [(event_type, version, canonical_json(data)) for event_type, version, data in events]
+    assert chain_hashes(stream, after, run, canonical_json(metadata), previous) == expected
 
 
 def test_a_known_vector() -> None:
