@@ -63,7 +63,8 @@ class _Loan:
             if conn.closed:
                 pass
             elif kind is None:
-                if conn.info.transaction_status != TransactionStatus.IDLE:
+                # (the status as libpq has it: conn.info would build an object for it)
+                if conn.pgconn.transaction_status != TransactionStatus.IDLE:
                     conn.commit()
             else:
                 # The block's own error is what the caller must see: a failing rollback

@@ -86,6 +86,27 @@ _prepared: weakref.WeakKeyDictionary[Connection[Any], _PreparedStatements] = (
 )
 
 
+# Each connection's transformer for parameters, kept: a new one looks up every type's
+# dumper again (5.3 us against 2.0 us for the nine parameters of a command's
+# events_commit() call). It is made from the connection's adapters, not from the
+# connection: a transformer refers to what it was made from, and one referring to its
+# connection would keep it alive through this table. So it writes text as UTF-8, and is
+# kept only for connections whose client encoding is UTF8 (others get a new
+# transformer, made from the connection, every time). Like any transformer, it keeps
+# the dumper it found for each type: the store's connections register no adapters of
+# their own once made.
+_dumpers: weakref.WeakKeyDictionary[Connection[Any], abc.Transformer] = weakref.WeakKeyDictionary()
+
+
+def _dumper(conn: Connection[Any]) -> abc.Transformer:
+    if conn.pgconn.parameter_status(b"client_encoding") != b"UTF8":
+        return Transformer.from_context(conn)
+    dumper = _dumpers.get(conn)
+    if dumper is None:
+        dumper = _dumpers[conn] = Transformer(conn.adapters)
+    return dumper
+
+
 @dataclass(frozen=True, slots=True)
 class _Adapted:
     sql: bytes
@@ -107,10 +128,10 @@ def run_batch(
     was the costliest step of reading the reply. The loaders are made here, while the
     connection is in hand (they read its time zone); the rows can be loaded later, on
     any thread."""
-    encoding = conn.info.encoding
-    transformer: abc.Transformer = Transformer.from_context(conn)
+    dumper = _dumper(conn)
+    encoding = dumper.encoding
     adapted = [
-        _adapt(transformer, sql.encode(encoding), params, not isinstance(sql, PlanEachRun))
+        _adapt(dumper, sql.encode(encoding), params, not isinstance(sql, PlanEachRun))
         for sql, params in statements
     ]
     prepared = _prepared.get(conn)
@@ -129,6 +150,7 @@ def run_batch(
     answer = results[rows_of]
     if answer.status != pq.ExecStatus.TUPLES_OK:
         return list
+    transformer: abc.Transformer = Transformer.from_context(conn)
     transformer.set_pgresult(answer)
     return functools.partial(transformer.load_rows, 0, answer.ntuples, tuple)
 

@@ -180,8 +180,9 @@ def _commit_params(uow: UnitOfWork, chained: list[list[ChainedEvent]]) -> tuple[
     for batch in chained:
         first = batch[0]
         heads.setdefault(first.stream_id, (first.version - 1, first.previous_hash))
-    for stream_id, version in uow.read_only_expectations().items():
-        heads[stream_id] = (version, None)  # read, not appended to: its version alone
+    if uow.expected:
+        for stream_id, version in uow.read_only_expectations().items():
+            heads[stream_id] = (version, None)  # read, not appended to: its version alone
     events = orjson.dumps(
         [
             (
@@ -327,7 +328,7 @@ class PostgresEventStore:
     def _commit_on(
         self, uow: UnitOfWork, conn: Connection[Any]
     ) -> Callable[[], list[RecordedEvent]]:
-        owned = conn.autocommit and conn.info.transaction_status == TransactionStatus.IDLE
+        owned = conn.autocommit and conn.pgconn.transaction_status == TransactionStatus.IDLE
         # A cached head may be stale only if someone else appended; then the database
         # refuses it (ES412) and one retry with heads read from the database settles it.
         for attempt in (1, 2):

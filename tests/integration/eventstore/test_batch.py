@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import uuid
+import weakref
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -143,6 +145,35 @@ def test_rows_are_parsed_when_loaded_in_the_zone_of_the_batch(conn: Connection[A
     assert loaded == [(7, datetime(2026, 1, 1, 13, 0, tzinfo=paris))]
     assert loaded[0][1].tzinfo == paris
     assert run_batch(conn, [("SET TIME ZONE 'UTC'", ())], 0)() == []  # no rows at all
+
+
+def test_text_is_written_in_the_client_encoding_whatever_it_was_before(
+    conn: Connection[Any],
+) -> None:
+    # Parameters are adapted by a transformer kept per connection while the client
+    # encoding is UTF8; in another encoding, text must still reach the server intact.
+    tag = uuid.uuid4().hex
+    run_batch(conn, [(INSERT, (f"{tag}-\u00e9t\u00e9", 1))], 0)
+    conn.execute("SET client_encoding TO 'LATIN1'")
+    run_batch(conn, [(INSERT, (f"{tag}-\u00e0 la", 2))], 0)
+    conn.execute("SET client_encoding TO 'UTF8'")
+    run_batch(conn, [(INSERT, (f"{tag}-na\u00efve", 3))], 0)
+    rows = conn.execute(
+        "SELECT id, octet_length(id) FROM batch_rows WHERE id LIKE %s ORDER BY n", (f"{tag}-%",)
+    ).fetchall()
+    ids = [f"{tag}-\u00e9t\u00e9", f"{tag}-\u00e0 la", f"{tag}-na\u00efve"]
+    assert rows == [(id_, len(id_.encode())) for id_ in ids]
+
+
+def test_the_kept_transformer_does_not_keep_its_connection_alive(database_url: str) -> None:
+    connection = psycopg.connect(database_url, autocommit=True)
+    run_batch(connection, [("SELECT $1::text", ("kept",))], 0)
+    assert connection in batch._dumpers
+    gone = weakref.ref(connection)
+    connection.close()
+    del connection
+    gc.collect()
+    assert gone() is None
 
 
 def test_beyond_the_limit_new_statements_run_unprepared(
