@@ -27,6 +27,7 @@ Uses DATABASE_URL when set, otherwise an embedded Postgres in a temporary folder
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
@@ -166,7 +167,9 @@ def command_step(store: PostgresEventStore, writer: int) -> Callable[[], None]:
             NewEvent("WagerPlaced", {"round": stream, "seat": seat, "stake": 2500})
             for seat in (1, 2, 3)
         ]
-        record = IdempotencyRecord("wagers", uuid.uuid4().hex, "fingerprint", {"ok": 3}, 201)
+        # A random key, as clients send; made without a UUID object (the command is
+        # handed its key: making one is not its work).
+        record = IdempotencyRecord("wagers", os.urandom(16).hex(), "fingerprint", {"ok": 3}, 201)
         with store.transaction() as uow:
             uow.append(stream, version, events, {"actor": f"table-{writer}"})
             uow.save_idempotency(record)
@@ -205,7 +208,7 @@ def rows_step(conn: Connection[Any], writer: int) -> Callable[[], None]:
         for seat in (1, 2, 3):
             data = f'{{"round":"{stream}","seat":{seat},"stake":2500}}'
             values += [stream, version + seat, "WagerPlaced", 1, data, metadata, digest, digest]
-        record = ["wagers", uuid.uuid4().hex, "fingerprint", '{"ok":3}', 201]
+        record = ["wagers", os.urandom(16).hex(), "fingerprint", '{"ok":3}', 201]
         run_batch(conn, [(_ROWS, record + values)], 0)
         version += 3
 
