@@ -165,10 +165,27 @@ def test_text_is_written_in_the_client_encoding_whatever_it_was_before(
     assert rows == [(id_, len(id_.encode())) for id_ in ids]
 
 
+def test_parameters_that_need_the_connection_are_adapted_by_it(conn: Connection[Any]) -> None:
+    # bytes are escaped as the connection says: the transformer kept for plain
+    # parameters (made without the connection) must not be the one that writes them.
+    run_batch(conn, [("SELECT $1::text, $2", ("plain", 1))], 0)  # the kept one is made
+    seed = bytes(range(256))
+    when = datetime(2026, 11, 25, 9, 30, tzinfo=ZoneInfo("Europe/Paris"))
+    rows = run_batch(
+        conn,
+        [
+            ("SELECT $1::text", ("plain again",)),
+            ("SELECT octet_length($1::bytea), $1::bytea, $2::timestamptz = $3", (seed, when, when)),
+        ],
+        1,
+    )
+    assert rows() == [(256, seed, True)]
+
+
 def test_the_kept_transformer_does_not_keep_its_connection_alive(database_url: str) -> None:
     connection = psycopg.connect(database_url, autocommit=True)
     run_batch(connection, [("SELECT $1::text", ("kept",))], 0)
-    assert connection in batch._dumpers
+    assert connection in batch._kept
     gone = weakref.ref(connection)
     connection.close()
     del connection
