@@ -158,7 +158,9 @@ def run_batch(
     answer = results[rows_of]
     if answer.status != pq.ExecStatus.TUPLES_OK:
         return list
-    transformer: abc.Transformer = Transformer.from_context(conn)
+    # A transformer made from the connection for this batch's parameters can read its
+    # reply too (the kept one cannot: it has no connection to read the time zone from).
+    transformer = connected or Transformer.from_context(conn)
     transformer.set_pgresult(answer)
     return functools.partial(transformer.load_rows, 0, answer.ntuples, tuple)
 
