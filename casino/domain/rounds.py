@@ -144,6 +144,12 @@ def validate_wagers(state: RoundState, wagers: Sequence[SeatWager]) -> None:
                 f"{where}.seat",
             )
         validation.identifier(wager.player_id, f"{where}.player_id")
+        if wager.doubles and not wager.main:
+            raise InvalidCommand(
+                "doubles_without_main",
+                "a Doubles wager needs a main wager on the same seat",
+                f"{where}.main",
+            )
         validation.amount(wager.main, f"{where}.main", opened.main_min, opened.main_max)
         if wager.doubles:
             validation.amount(

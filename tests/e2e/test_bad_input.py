@@ -137,6 +137,12 @@ CASES: dict[str, Case] = {
                                      "amount_too_small", "wagers[0].main"),
     "main above the table maximum": (lambda t: t.wagers(t.seat(main=5_000)), 422,
                                      "amount_too_large", "wagers[0].main"),
+    "Doubles without a main wager": (
+        lambda t: t.wagers({"seat": 1, "player_id": t.player, "doubles": 100}), 422,
+        "validation_failed", "main",
+    ),
+    "Doubles beside a zero main wager": (lambda t: t.wagers(t.seat(main=0, doubles=100)), 422,
+                                         "validation_failed", "main"),
     "negative Doubles": (lambda t: t.wagers(t.seat(doubles=-100)), 422, "validation_failed",
                          "doubles"),
     "both wager forms": (lambda t: t.wagers({**t.seat(), "wagers": [t.seat()]}), 422,

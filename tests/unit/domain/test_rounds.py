@@ -47,6 +47,8 @@ def test_wagers_debit_each_player_once_for_all_their_seats() -> None:
         (SeatWager(1, "P1", 500, 99), "wagers[0].doubles", "amount_too_small"),
         (SeatWager(1, "P1", 500, 10_001), "wagers[0].doubles", "amount_too_large"),
         (SeatWager(1, "P1", 500, -5), "wagers[0].doubles", "amount_too_small"),
+        (SeatWager(1, "P1", 0, 500), "wagers[0].main", "doubles_without_main"),
+        (SeatWager(1, "P1", 0), "wagers[0].main", "amount_too_small"),
         (SeatWager(1, "no spaces", 500), "wagers[0].player_id", "invalid_identifier"),
     ],
 )
