@@ -3,10 +3,10 @@
 A typical command is one unit of work: three events appended to a stream (hash chain
 computed) plus its idempotency record, committed once. The baseline is the cheapest
 durable write there is: a single-row INSERT into a plain table, autocommit, prepared.
-Both run in the same process, on the same fresh database, alternating in short rounds
-so that a noisy machine hits both alike (the ratio's spread over the rounds is printed
-too: how far one figure can be trusted); with 1 and with 8 concurrent writers (threads,
-each with its own pooled connection). Goal: the command reaches at least 50% of the
+Both run in the same process, on the same database (fresh at the start), alternating in
+short rounds so that a noisy machine hits both alike (the ratio's spread over the rounds
+is printed too: how far one figure can be trusted); with 1 and with 8 concurrent writers
+(threads, each with its own pooled connection). Goal: the command reaches at least 50% of the
 baseline at 1 writer.
 
 Beside them, in the same rounds: the rows a command writes (its idempotency record and
@@ -19,8 +19,10 @@ database backend's CPU time (read from /proc, when the server runs on this machi
 the rest: waiting for the disk's flush and for each side to be woken. Both pay the same
 flush; what separates them is the work around it.
 
-Each figure is the median of ``--repeat`` whole runs (default 3), every run's ratio
-printed beside it: one run moves by a few points on a noisy machine.
+The whole measurement repeats ``--repeat`` times (default 3), on the one database, which
+grows: every run's figures are printed, the goal is judged on the median of the runs'
+1-writer ratios (one run moves by a few points on a noisy machine), and the time split
+covers all runs together.
 
     .venv/bin/python bench/event_store.py [--seconds 3] [--repeat 3]
 

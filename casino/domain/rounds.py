@@ -144,7 +144,7 @@ def validate_wagers(state: RoundState, wagers: Sequence[SeatWager]) -> None:
                 f"{where}.seat",
             )
         validation.identifier(wager.player_id, f"{where}.player_id")
-        if wager.doubles and not wager.main:
+        if _whole(wager.main) == 0 and _whole(wager.doubles) > 0:
             raise InvalidCommand(
                 "doubles_without_main",
                 "a Doubles wager needs a main wager on the same seat",
@@ -159,6 +159,11 @@ def validate_wagers(state: RoundState, wagers: Sequence[SeatWager]) -> None:
             raise InvalidCommand(
                 "invalid_amount", "doubles must be an integer (0: none)", f"{where}.doubles"
             )
+
+
+def _whole(value: object) -> int:
+    """``value`` if it is an integer (not a bool), else -1: what the amount rules look at."""
+    return value if type(value) is int else -1
 
 
 def stakes_by_player(wagers: Iterable[SeatWager | WagerPlaced]) -> dict[str, tuple[list[int], int]]:

@@ -137,6 +137,7 @@ CASES: dict[str, Case] = {
                                      "amount_too_small", "wagers[0].main"),
     "main above the table maximum": (lambda t: t.wagers(t.seat(main=5_000)), 422,
                                      "amount_too_large", "wagers[0].main"),
+    # The request schema refuses these before the domain would (doubles_without_main).
     "Doubles without a main wager": (
         lambda t: t.wagers({"seat": 1, "player_id": t.player, "doubles": 100}), 422,
         "validation_failed", "main",

@@ -39,7 +39,9 @@ class SeatWagerSchema(StrictSchema):
     seat = choice("seat number (at most the table's seats)", 1, MAX_SEATS, required=True)
     player_id = identifier("the player who stakes", example="P1", required=True)
     main = amount("main wager", required=True)
-    doubles = amount("Doubles side wager; 0 or absent: none", minimum=0, load_default=0)
+    doubles = amount(
+        "Doubles side wager, only beside a main wager; 0 or absent: none", minimum=0, load_default=0
+    )
 
     @ma.post_load
     def wager(self, data: dict[str, Any], **_: Any) -> SeatWager:
@@ -53,7 +55,10 @@ class PlaceWagersSchema(StrictSchema):
     seat = choice("one seat's wager: seat number", 1, MAX_SEATS)
     player_id = identifier("one seat's wager: the player who stakes", example="P1")
     main = amount("one seat's wager: main wager")
-    doubles = amount("one seat's wager: Doubles side wager; 0 or absent: none", minimum=0)
+    doubles = amount(
+        "one seat's wager: Doubles side wager, only beside a main wager; 0 or absent: none",
+        minimum=0,
+    )
     wagers = ma.fields.List(
         ma.fields.Nested(SeatWagerSchema),
         validate=ma.validate.Length(min=1, max=MAX_SEATS),

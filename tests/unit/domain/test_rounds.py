@@ -49,6 +49,9 @@ def test_wagers_debit_each_player_once_for_all_their_seats() -> None:
         (SeatWager(1, "P1", 500, -5), "wagers[0].doubles", "amount_too_small"),
         (SeatWager(1, "P1", 0, 500), "wagers[0].main", "doubles_without_main"),
         (SeatWager(1, "P1", 0), "wagers[0].main", "amount_too_small"),
+        (SeatWager(1, "P1", 0, -5), "wagers[0].main", "amount_too_small"),
+        (SeatWager(1, "P1", None, 500), "wagers[0].main", "invalid_amount"),  # type: ignore[arg-type]
+        (SeatWager(1, "P1", False, 500), "wagers[0].main", "invalid_amount"),
         (SeatWager(1, "no spaces", 500), "wagers[0].player_id", "invalid_identifier"),
     ],
 )
