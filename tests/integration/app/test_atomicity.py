@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import psycopg
@@ -8,10 +9,12 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from casino.app.actors import Actor, Role
+from casino.app.commands import Idempotency
 from casino.app.service import Casino
 from casino.domain.rounds import SeatWager
 from casino.domain.tables import OpenTable
 from tests.integration.app.conftest import ADMIN
+from tests.integration.eventstore.helpers import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -54,3 +57,69 @@ def test_a_deal_that_fails_midway_writes_nothing(
         conn.execute("DROP TRIGGER fail_deal ON rm_shoes")
     dealt = casino.deal(round_id, key).body
     assert dealt["status"] == "settled"
+
+
+STALL_AT_COMMIT = 7310293372818019999  # this test's own advisory lock key
+
+WAITING_AT_COMMIT = """
+SELECT pid FROM pg_locks
+ WHERE locktype = 'advisory' AND NOT granted
+   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+
+
+def test_a_deal_whose_connection_is_killed_at_commit_writes_nothing(
+    fresh_casino: tuple[Casino, ConnectionPool[Connection[Any]]],
+    fresh_database_url: str,
+) -> None:
+    casino, pool = fresh_casino
+    casino.open_table(OpenTable("T", "Killed", "EUR", 2, 1, 1, 100, 10_000, 100, 1_000), ADMIN)
+    key = Actor(Role.TABLE, "dealer", frozenset({"T"}))
+    casino.move_funds("p", "EUR", 10_000, "", True, ADMIN)
+    round_id = casino.open_round("T", "", key).body["round_id"]
+    casino.place_wagers(round_id, [SeatWager(1, "p", 1_000), SeatWager(2, "p", 500, 100)], key)
+    once = Idempotency("deal-once", "fingerprint")
+    with pool.connection() as conn:
+        before = snapshot(conn)
+        # A deferred trigger makes COMMIT wait for a lock the test holds: by then the
+        # deal has written everything (read models, idempotency record, events) and
+        # holds the append lock.
+        conn.execute(
+            "CREATE FUNCTION stall_at_commit() RETURNS trigger LANGUAGE plpgsql AS"
+            f" $$ BEGIN PERFORM pg_advisory_xact_lock({STALL_AT_COMMIT}); RETURN NULL; END $$"
+        )
+        conn.execute(
+            "CREATE CONSTRAINT TRIGGER stall_deal AFTER INSERT ON events"
+            " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION stall_at_commit()"
+        )
+    with (  # the executor outermost: on a failure the blocker lets the deal go first
+        ThreadPoolExecutor(1) as executor,
+        psycopg.connect(fresh_database_url, autocommit=True) as blocker,
+        psycopg.connect(fresh_database_url, autocommit=True) as admin,
+    ):
+        blocker.execute("SELECT pg_advisory_lock(%s)", (STALL_AT_COMMIT,))
+        deal = executor.submit(casino.deal, round_id, key, once)
+        wait_until(lambda: admin.execute(WAITING_AT_COMMIT).fetchone() is not None)
+        (victim,) = admin.execute(WAITING_AT_COMMIT).fetchone() or (0,)
+        written = admin.execute(
+            "SELECT relation::regclass::text FROM pg_locks"
+            " WHERE pid = %s AND locktype = 'relation' AND mode = 'RowExclusiveLock'",
+            (victim,),
+        ).fetchall()
+        assert {"events", "idempotency_keys", "rm_rounds", "rm_seats", "rm_shoes"} <= {
+            name for (name,) in written
+        }
+        admin.execute("SELECT pg_terminate_backend(%s)", (victim,))
+        with pytest.raises(psycopg.OperationalError):
+            deal.result(timeout=10)
+        blocker.execute("SELECT pg_advisory_unlock(%s)", (STALL_AT_COMMIT,))
+    with pool.connection() as conn:
+        conn.execute("DROP TRIGGER stall_deal ON events")
+        assert snapshot(conn) == before
+        found = conn.execute("SELECT count(*) FROM idempotency_keys WHERE key = %s", (once.key,))
+        assert found.fetchone() == (0,)
+    # Nothing was left behind: the same deal, with the same key, now goes through once.
+    dealt = casino.deal(round_id, key, once)
+    assert (dealt.body["status"], dealt.replayed) == ("settled", False)
+    again = casino.deal(round_id, key, once)
+    assert (again.body, again.replayed) == (dealt.body, True)
