@@ -130,7 +130,11 @@ def upgrade(target: str | Connection[Any], directory: Path = SQL_DIR) -> list[Mi
             raise MigrationError("upgrade needs an autocommit connection")
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-            conn.execute(_CREATE_TABLE)
+            # Made only when missing: even CREATE TABLE IF NOT EXISTS needs the right to
+            # create, which the service's own role (sql/0025) does not have, and it
+            # runs this at start-up to find nothing pending.
+            if conn.execute("SELECT to_regclass('schema_migrations')").fetchone() == (None,):
+                conn.execute(_CREATE_TABLE)
         modified = _status(conn, migrations).modified
         if modified:
             names = ", ".join(f"{m.version:04d}_{m.name}" for m in modified)
@@ -144,7 +148,15 @@ def upgrade(target: str | Connection[Any], directory: Path = SQL_DIR) -> list[Mi
                 ).fetchone()
                 if done:
                     continue
-                conn.execute(migration.sql)
+                try:
+                    conn.execute(migration.sql)
+                except psycopg.errors.InsufficientPrivilege as error:
+                    raise MigrationError(
+                        f"{migration.version:04d}_{migration.name}:"
+                        f" {error.diag.message_primary or error}; migrations run"
+                        " as the database's owner, not as the service's role (README.md,"
+                        " Database roles)"
+                    ) from error
                 conn.execute(
                     "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
                     (migration.version, migration.name, migration.checksum),
