@@ -148,18 +148,39 @@ def upgrade(target: str | Connection[Any], directory: Path = SQL_DIR) -> list[Mi
                 ).fetchone()
                 if done:
                     continue
-                try:
+                with _owner_needed(conn, f"{migration.version:04d}_{migration.name}"):
                     conn.execute(migration.sql)
-                except psycopg.errors.InsufficientPrivilege as error:
-                    raise MigrationError(
-                        f"{migration.version:04d}_{migration.name}:"
-                        f" {error.diag.message_primary or error}; migrations run"
-                        " as the database's owner, not as the service's role (README.md,"
-                        " Database roles)"
-                    ) from error
-                conn.execute(
-                    "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
-                    (migration.version, migration.name, migration.checksum),
-                )
+                    conn.execute(
+                        "INSERT INTO schema_migrations (version, name, checksum)"
+                        " VALUES (%s, %s, %s)",
+                        (migration.version, migration.name, migration.checksum),
+                    )
             applied_now.append(migration)
+        if applied_now:
+            _grant_service_role(conn)
     return applied_now
+
+
+def _grant_service_role(conn: Connection[Any]) -> None:
+    """Grant the service's role (sql/0025) the tables and sequences any migration of
+    this run made, whichever role made them."""
+    with conn.transaction(), _owner_needed(conn, "the service role's grants"):
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+        found = conn.execute("SELECT to_regprocedure('grant_service_role()')").fetchone()
+        if found != (None,):
+            conn.execute("SELECT grant_service_role()")
+
+
+@contextmanager
+def _owner_needed(conn: Connection[Any], what: str) -> Iterator[None]:
+    """A refusal for want of privilege, as a MigrationError that says who tried and
+    who may."""
+    try:
+        yield
+    except psycopg.errors.InsufficientPrivilege as error:
+        hint = f" ({error.diag.message_hint})" if error.diag.message_hint else ""
+        raise MigrationError(
+            f"{what}: {error.diag.message_primary or error}{hint}; connected as"
+            f" {conn.info.user}: run `casino db upgrade` as the role that owns the schema,"
+            " not as the service's role (README.md, Database roles)"
+        ) from error

@@ -29,15 +29,22 @@ def snapshot(conn: Connection[Any]) -> dict[str, Any]:
     }
 
 
-def test_a_deal_that_fails_midway_writes_nothing(
-    fresh_casino: tuple[Casino, ConnectionPool[Connection[Any]]],
-) -> None:
-    casino, pool = fresh_casino
+def round_with_wagers(casino: Casino) -> tuple[str, Actor]:
+    """A round open for betting at a new table, two seats wagered (one with Doubles),
+    and the table's key."""
     casino.open_table(OpenTable("T", "Atomic", "EUR", 2, 1, 1, 100, 10_000, 100, 1_000), ADMIN)
     key = Actor(Role.TABLE, "dealer", frozenset({"T"}))
     casino.move_funds("p", "EUR", 10_000, "", True, ADMIN)
     round_id = casino.open_round("T", "", key).body["round_id"]
-    casino.place_wagers(round_id, [SeatWager(1, "p", 1_000), SeatWager(2, "p", 1_000)], key)
+    casino.place_wagers(round_id, [SeatWager(1, "p", 1_000), SeatWager(2, "p", 500, 100)], key)
+    return round_id, key
+
+
+def test_a_deal_that_fails_midway_writes_nothing(
+    fresh_casino: tuple[Casino, ConnectionPool[Connection[Any]]],
+) -> None:
+    casino, pool = fresh_casino
+    round_id, key = round_with_wagers(casino)
     with pool.connection() as conn:
         before = snapshot(conn)
         # Fail the deal's transaction at COMMIT: after its events, read models, shoe and
@@ -61,10 +68,11 @@ def test_a_deal_that_fails_midway_writes_nothing(
 
 STALL_AT_COMMIT = 7310293372818019999  # this test's own advisory lock key
 
-WAITING_AT_COMMIT = """
+WAITING_AT_COMMIT = f"""
 SELECT pid FROM pg_locks
  WHERE locktype = 'advisory' AND NOT granted
    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+   AND (classid::bigint << 32 | objid::bigint) = {STALL_AT_COMMIT}
 """
 
 
@@ -73,11 +81,7 @@ def test_a_deal_whose_connection_is_killed_at_commit_writes_nothing(
     fresh_database_url: str,
 ) -> None:
     casino, pool = fresh_casino
-    casino.open_table(OpenTable("T", "Killed", "EUR", 2, 1, 1, 100, 10_000, 100, 1_000), ADMIN)
-    key = Actor(Role.TABLE, "dealer", frozenset({"T"}))
-    casino.move_funds("p", "EUR", 10_000, "", True, ADMIN)
-    round_id = casino.open_round("T", "", key).body["round_id"]
-    casino.place_wagers(round_id, [SeatWager(1, "p", 1_000), SeatWager(2, "p", 500, 100)], key)
+    round_id, key = round_with_wagers(casino)
     once = Idempotency("deal-once", "fingerprint")
     with pool.connection() as conn:
         before = snapshot(conn)

@@ -8,19 +8,20 @@ from __future__ import annotations
 import secrets
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import make_conninfo
 
 from casino.app.actors import Actor, Role
 from casino.app.keys import KeyStore
 from casino.app.service import Casino
 from casino.db.connection import create_pool
-from casino.db.migrations import SQL_DIR, MigrationError, upgrade
+from casino.db.migrations import SQL_DIR, MigrationError, discover, upgrade
 from casino.domain.rounds import SeatWager
 from casino.domain.tables import OpenTable
 from casino.eventstore.postgres import PostgresEventStore
@@ -32,21 +33,34 @@ from tests.integration.conftest import DatabaseFactory
 pytestmark = pytest.mark.integration
 
 
+@dataclass(frozen=True)
+class Database:
+    owner_url: str  # as the migrations run: the server's superuser here
+    service_url: str  # as the service runs: a login role in casino_service
+
+
 @pytest.fixture
-def service_url(server_url: str, make_database: DatabaseFactory) -> Iterator[str]:
-    """A migrated database of this test's own, reached as a new login role that is a
-    member of casino_service and nothing else."""
+def database(server_url: str, make_database: DatabaseFactory) -> Iterator[Database]:
+    """A migrated database of this test's own, and a new login role that is a member of
+    casino_service and nothing else (with a password, for servers that ask for one)."""
     url = make_database()
-    role = f"casino_test_service_{secrets.token_hex(4)}"
+    role, password = f"casino_test_service_{secrets.token_hex(4)}", secrets.token_hex(16)
     with psycopg.connect(server_url, autocommit=True) as admin:
         admin.execute(
-            sql.SQL("CREATE ROLE {} LOGIN IN ROLE casino_service").format(sql.Identifier(role))
+            sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE casino_service").format(
+                sql.Identifier(role), sql.Literal(password)
+            )
         )
     try:
-        yield make_conninfo(url, user=role)
+        yield Database(url, make_conninfo(url, user=role, password=password))
     finally:
         with psycopg.connect(server_url, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+@pytest.fixture
+def service_url(database: Database) -> str:
+    return database.service_url
 
 
 def test_the_service_role_is_not_the_owner_nor_a_superuser(service_url: str) -> None:
@@ -90,13 +104,23 @@ def test_the_service_role_may_read_every_table_and_write_all_but_the_log(
 
 
 def test_a_table_a_later_migration_makes_is_the_service_roles_to_use(
-    service_url: str, server_url: str
+    database: Database, tmp_path: Path
 ) -> None:
-    owner = make_conninfo(service_url, user=conninfo_to_dict(server_url).get("user"))
-    with psycopg.connect(owner, autocommit=True) as conn:
-        conn.execute("CREATE TABLE later_read_model (id integer PRIMARY KEY)")
-    with psycopg.connect(service_url) as conn:
+    later = "CREATE TABLE later_read_model (id integer PRIMARY KEY);"
+    directory = migrations_and(tmp_path, ("9998_later_read_model.sql", later))
+    assert [m.name for m in upgrade(database.owner_url, directory)] == ["later_read_model"]
+    with psycopg.connect(database.service_url) as conn:
         assert privileges(conn, "later_read_model") == {"SELECT", "INSERT", "UPDATE", "DELETE"}
+        assert privileges(conn, "events") == {"SELECT", "INSERT"}
+
+
+def migrations_and(folder: Path, *more: tuple[str, str]) -> Path:
+    """``folder`` holding the project's migrations and ``more`` (name, SQL) after them."""
+    for migration in SQL_DIR.glob("*.sql"):
+        shutil.copy(migration, folder)
+    for name, text in more:
+        (folder / name).write_text(text)
+    return folder
 
 
 def test_the_service_role_runs_what_the_api_and_the_workers_do(service_url: str) -> None:
@@ -152,25 +176,28 @@ def test_the_service_role_runs_what_the_api_and_the_workers_do(service_url: str)
 def test_the_service_role_cannot_rewrite_the_log_or_switch_its_guards_off(
     service_url: str, statement: str
 ) -> None:
+    guards = (
+        "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'events'::regclass"
+        " AND NOT tgisinternal AND tgenabled = 'O'"
+    )
     with psycopg.connect(service_url, autocommit=True) as conn:
+        before = conn.execute(guards).fetchone()
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(statement)
-        # The log is still whole and still guarded.
-        row = conn.execute(
-            "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'events'::regclass"
-            " AND NOT tgisinternal AND tgenabled = 'O'"
-        ).fetchone()
-        assert row == (3,)
+        assert conn.execute(guards).fetchone() == before != (0,)  # still guarded
 
 
 def test_a_pending_migration_under_the_service_role_names_the_owner(
     service_url: str, tmp_path: Path
 ) -> None:
-    for migration in SQL_DIR.glob("*.sql"):
-        shutil.copy(migration, tmp_path)
-    (tmp_path / "9999_one_more_table.sql").write_text("CREATE TABLE one_more (x integer);")
-    owner = r"^9999_one_more_table: permission denied for schema public; .* database's owner"
-    with pytest.raises(MigrationError, match=owner):
-        upgrade(service_url, tmp_path)
+    directory = migrations_and(tmp_path, ("9999_one_more_table.sql", "CREATE TABLE one_more ();"))
+    refusal = (
+        r"^9999_one_more_table: permission denied for schema public; connected as"
+        r" casino_test_service_\w+: run `casino db upgrade` as the role that owns the schema"
+    )
+    with pytest.raises(MigrationError, match=refusal):
+        upgrade(service_url, directory)
     with psycopg.connect(service_url) as conn:
         assert conn.execute("SELECT to_regclass('one_more')").fetchone() == (None,)
+        latest = max(m.version for m in discover())
+        assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (latest,)
